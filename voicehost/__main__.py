@@ -1,0 +1,3 @@
+from voicehost.cli import main
+
+raise SystemExit(main())

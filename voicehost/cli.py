@@ -1,0 +1,208 @@
+"""Command line: argument parsing and wiring only."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, NoReturn, Sequence
+
+from voicehost import __version__
+from voicehost.config import load_config
+from voicehost.errors import InputError, VoicehostError
+from voicehost.rules import parse_set, preset_names
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _seats(text: str) -> list[int]:
+    seats = []
+    for part in text.replace(" ", "").split(","):
+        if not part:
+            continue
+        if not part.isdigit() or not 1 <= int(part) <= 10:
+            raise argparse.ArgumentTypeError(f"{part!r} is not a seat 1..10")
+        seats.append(int(part))
+    return seats
+
+
+def _seat(text: str) -> int:
+    seats = _seats(text)
+    if len(seats) != 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a seat 1..10")
+    return seats[0]
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 seconds")
+    return value
+
+
+def _rules_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--ruleset", choices=preset_names(), default=None,
+                        help="ruleset preset (default: the config's, else 4mafia)")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override one ruleset option, e.g. first_day_vote=none")
+    parser.add_argument("--config", type=Path, default=None, help="a config.toml to read")
+
+
+def _rules(args: argparse.Namespace):
+    return load_config(args.config).rules(args.ruleset, parse_set(args.overrides))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="voicehost", description="Offline voice moderator for sports mafia.")
+    parser.add_argument("--version", action="version", version=f"voicehost {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    check = sub.add_parser("check-phrase", help="judge one regular day speech")
+    check.add_argument("input", nargs="?", default=None, metavar="FILE|-")
+    check.add_argument("--speaker", type=_seat)
+    check.add_argument("--alive", type=_seats, default=None)
+    check.add_argument("--nominated", type=_seats, default=[])
+    check.add_argument("--already-nominated-by-speaker", action="store_true")
+    check.add_argument("--limit", type=_seconds, default=None)
+    check.add_argument("--text", default=None, help='plain words; "<N>" is N seconds of silence')
+    check.add_argument("--explain", action="store_true", help="say why a nomination was refused")
+    _rules_args(check)
+
+    sim = sub.add_parser("simulate", help="play a whole game from a JSON Lines script")
+    sim.add_argument("script", metavar="SCRIPT.jsonl")
+    sim.add_argument("--protocol", type=Path, default=None, metavar="OUT.json")
+    sim.add_argument("--journal", type=Path, default=None, metavar="OUT.jsonl")
+    _rules_args(sim)
+
+    rep = sub.add_parser("replay", help="rebuild a game from its journal")
+    rep.add_argument("journal", type=Path)
+    rep.add_argument("--protocol", type=Path, default=None, metavar="OUT.json")
+    return parser
+
+
+def _read_input(name: str | None) -> str:
+    if name in (None, "-"):
+        return sys.stdin.read()
+    try:
+        return Path(name).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read {name}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{name} is not UTF-8 text") from None
+
+
+def cmd_check_phrase(args: argparse.Namespace) -> int:
+    from voicehost.phrases.check import check_speech
+    from voicehost.phrases.grammar import load_grammar
+    from voicehost.phrases.listener import StaticContext
+    from voicehost.phrases.words import words_from_json, words_from_text
+
+    rules = _rules(args)
+    if args.text is not None:
+        words = words_from_text(args.text)
+    else:
+        raw = _read_input(args.input)
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"input is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+        words = words_from_json(data)
+    alive = set(args.alive) if args.alive is not None else set(range(1, 11))
+    context = StaticContext(alive, list(args.nominated), args.already_nominated_by_speaker)
+    limit = args.limit if args.limit is not None else rules.speech_seconds
+    events = check_speech(words, load_grammar(rules.grammar), rules, context, limit)
+    out = []
+    for event in events:
+        line: dict[str, Any] = event.to_json()
+        if args.explain and line.get("reason"):
+            line["explain"] = _explain(event, rules)
+        out.append(json.dumps(line, ensure_ascii=False))
+    sys.stdout.write("".join(f"{line}\n" for line in out))
+    return 0
+
+
+def _explain(event: Any, rules: Any) -> str:
+    from voicehost.phrasebook import load_phrasebook
+
+    book = load_phrasebook(rules.phrasebook)
+    if event.reason == "wrong_form" and event.culprit is None:
+        return book.explanation("extra_words_required", word=" ".join(rules.required_fillers))
+    return book.explanation(event.reason, word=event.culprit or "", seat=event.target,
+                            pause=round(event.pause or 0.0, 1), limit=rules.nomination_pause)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(tmp, path)
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from voicehost.game.moderator import Moderator
+    from voicehost.game.protocol import protocol
+    from voicehost.journal import Journal, Table
+    from voicehost.simulate import load_script, simulate
+
+    rules = _rules(args)
+    script = None if args.script == "-" else Path(args.script)
+    events, where = load_script(script, sys.stdin.read() if script is None else None)
+    game = Moderator(rules)
+    journal = None
+    if args.journal:
+        fd, tmp = tempfile.mkstemp(dir=args.journal.parent, prefix=f".{args.journal.name}.")
+        os.close(fd)
+        journal = Journal(Path(tmp), rules)
+    try:
+        sim = simulate(events, rules, where, Table(game, journal))
+    except VoicehostError:
+        if journal:
+            journal.close()
+            os.unlink(journal.path)
+        raise
+    if journal:
+        journal.close()
+        os.replace(journal.path, args.journal)
+    spoken = sorted((o for o in sim.outputs if o.kind == "say"), key=lambda o: o.t)
+    sys.stdout.write("".join(json.dumps(o.to_json(), ensure_ascii=False) + "\n" for o in spoken))
+    if args.protocol:
+        _write_atomic(args.protocol, json.dumps(protocol(game), ensure_ascii=False, indent=2) + "\n")
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from voicehost.game.protocol import protocol
+    from voicehost.journal import replay
+
+    if not args.journal.is_file():
+        raise InputError(f"no journal at {args.journal}")
+    game, _ = replay(args.journal)
+    text = json.dumps(protocol(game), ensure_ascii=False, indent=2) + "\n"
+    if args.protocol:
+        _write_atomic(args.protocol, text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+COMMANDS = {"check-phrase": cmd_check_phrase, "simulate": cmd_simulate, "replay": cmd_replay}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except VoicehostError as exc:
+        message = " ".join(str(exc).split())
+        print(f"voicehost {args.command}: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,32 @@
+"""The one error family. Boundaries turn these into a one-line message (CLI,
+exit code 2) or a 4xx (web); nothing below them prints or exits."""
+from __future__ import annotations
+
+
+class VoicehostError(Exception):
+    """Base of every error voicehost reports to a person."""
+
+
+class ConfigError(VoicehostError):
+    """A setting that does not exist, has the wrong type, or a bad value."""
+
+
+class DataError(VoicehostError):
+    """Committed data (grammar, phrasebook, presets) that does not load."""
+
+
+class InputError(VoicehostError):
+    """Input that cannot be read: malformed JSON, missing or mistyped fields."""
+
+
+class GameError(VoicehostError):
+    """An input the game cannot accept where it stands.
+
+    Carries the input and the phase, so every message names both."""
+
+    def __init__(self, message: str, *, phase: str = "", event: str = "") -> None:
+        self.reason = message
+        self.phase = phase
+        self.event = event
+        where = f" (phase: {phase})" if phase else ""
+        super().__init__(f"{message}{where}")

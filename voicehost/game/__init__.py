@@ -1,0 +1,1 @@
+"""Seats and roles, the moderator, protocol and scoring."""

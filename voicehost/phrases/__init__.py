@@ -1,0 +1,1 @@
+"""Phrase data and the speech listener."""

@@ -1,0 +1,202 @@
+"""Grammar files (grammars/<lang>.toml) loaded into typed, validated objects."""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from enum import Enum
+from functools import lru_cache
+from pathlib import Path
+
+from rapidfuzz import fuzz, process
+
+from voicehost.errors import DataError
+from voicehost.paths import GRAMMARS
+
+_EDGE_PUNCT = re.compile(r"^[^\w%№']+|[^\w%№']+$")
+_NUMBERED = re.compile(r"^№?(\d+)$")
+
+
+def normalize(word: str) -> str:
+    """Lower case, "ё" as "е", typographic apostrophe as "'", edge punctuation off."""
+    word = word.lower().replace("ё", "е").replace("’", "'").replace("ʼ", "'")
+    return _EDGE_PUNCT.sub("", word)
+
+
+class Kind(Enum):
+    """What a word is to the nomination rules."""
+
+    TRIGGER = "trigger"
+    WRONG_FORM = "wrong_form"
+    NUMBER = "number"
+    FILLER = "filler"
+    OTHER = "other"
+
+
+@dataclass(frozen=True)
+class ForbiddenRule:
+    clause: str
+    suggest: str
+    prefixes: tuple[str, ...]
+    words: tuple[str, ...]
+    contains: tuple[str, ...]
+    phrases: tuple[str, ...] = ()
+
+    def matches(self, word: str) -> bool:
+        return (
+            word in self.words
+            or word.startswith(self.prefixes)
+            or any(part in word for part in self.contains)
+        )
+
+
+@dataclass(frozen=True)
+class Grammar:
+    language: str
+    trigger: str
+    wrong_forms: frozenset[str]
+    fillers: tuple[str, ...]
+    fuzzy_score: float
+    fuzzy_min_length: int
+    thanks: frozenset[str]
+    passes: frozenset[str]
+    question_address: tuple[str, ...]
+    question_subject: tuple[str, ...]
+    question_window: int
+    forbidden: tuple[ForbiddenRule, ...]
+    numbers: dict[str, int]
+
+    def number(self, word: str) -> int | None:
+        """The seat number a word names: 1..10, 0 for any other number, None if none."""
+        if word in self.numbers:
+            return self.numbers[word]
+        digits = _NUMBERED.match(word)
+        if digits:
+            value = int(digits.group(1))
+            return value if 1 <= value <= 10 else 0
+        return None
+
+    def kind(self, word: str) -> Kind:
+        """Classify a normalised word; the trigger and the number are never fuzzy."""
+        if word == self.trigger:
+            return Kind.TRIGGER
+        if word in self.wrong_forms:
+            return Kind.WRONG_FORM
+        if self.number(word) is not None:
+            return Kind.NUMBER
+        if word in self.fillers or self._fuzzy_filler(word):
+            return Kind.FILLER
+        return Kind.OTHER
+
+    def _fuzzy_filler(self, word: str) -> bool:
+        if len(word) < self.fuzzy_min_length:
+            return False
+        return _fuzzy_match(word, self.fillers, self.fuzzy_score)
+
+    def forbidden_rule(self, word: str) -> ForbiddenRule | None:
+        for rule in self.forbidden:
+            if rule.matches(word):
+                return rule
+        return None
+
+    def forbidden_phrase(self, previous: str, word: str) -> ForbiddenRule | None:
+        """A two-word phrase ("честное слово") ending with `word`."""
+        pair = f"{previous} {word}"
+        for rule in self.forbidden:
+            if pair in rule.phrases:
+                return rule
+        return None
+
+
+@lru_cache(maxsize=4096)
+def _fuzzy_match(word: str, choices: tuple[str, ...], score: float) -> bool:
+    long_choices = [c for c in choices if len(c) >= 4]
+    return process.extractOne(word, long_choices, scorer=fuzz.ratio, score_cutoff=score) is not None
+
+
+def _strings(table: dict, key: str, where: str) -> tuple[str, ...]:
+    value = table.get(key, [])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise DataError(f"{where}: '{key}' must be a list of strings")
+    return tuple(normalize(v) if v not in ("%", "№") else v for v in value)
+
+
+def _load_numbers(path: Path) -> dict[str, int]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise DataError(f"{path}: {exc}") from exc
+    numbers: dict[str, int] = {}
+    for key, forms in data.items():
+        seat = int(key)
+        if not 1 <= seat <= 10:
+            raise DataError(f"{path}: seat [{key}] is outside 1..10")
+        for word in _strings(forms, "cardinal", f"{path} [{key}]") + _strings(
+            forms, "ordinal", f"{path} [{key}]"
+        ):
+            if numbers.get(word, seat) != seat:
+                raise DataError(f"{path}: '{word}' names both {numbers[word]} and {seat}")
+            numbers[word] = seat
+    return numbers
+
+
+def _read(name: str, folder: Path, seen: tuple[str, ...] = ()) -> dict:
+    """A grammar file's tables, over those of the file it `inherit`s from."""
+    path = folder / f"{name}.toml"
+    if name in seen:
+        raise DataError(f"{path}: 'inherit' loops back to itself")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise DataError(f"no grammar '{name}' ({path})") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise DataError(f"{path}: {exc}") from exc
+    parent = data.pop("inherit", None)
+    if parent is None:
+        return data
+    merged = _read(parent, folder, seen + (name,))
+    for key, value in data.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **value}
+        else:
+            merged[key] = value
+    return merged
+
+
+@lru_cache(maxsize=8)
+def load_grammar(name: str = "ru", folder: Path = GRAMMARS) -> Grammar:
+    path = folder / f"{name}.toml"
+    data = _read(name, folder)
+    nom, end, question = data["nomination"], data["speech_end"], data["host_question"]
+    where = str(path)
+    forbidden = tuple(
+        ForbiddenRule(
+            clause=str(rule["clause"]),
+            suggest=str(rule["suggest"]),
+            prefixes=_strings(rule, "prefixes", where),
+            words=_strings(rule, "words", where),
+            contains=_strings(rule, "contains", where),
+            phrases=tuple(" ".join(normalize(w) for w in p.split()) for p in _strings(rule, "phrases", where)),
+        )
+        for rule in data.get("forbidden", [])
+    )
+    for rule in forbidden:
+        if rule.suggest not in ("foul", "disqualify"):
+            raise DataError(f"{where}: forbidden rule {rule.clause} suggests '{rule.suggest}'")
+    return Grammar(
+        language=data["language"],
+        trigger=normalize(nom["trigger"]),
+        wrong_forms=frozenset(_strings(nom, "wrong_forms", where)),
+        fillers=_strings(nom, "fillers", where),
+        fuzzy_score=float(nom.get("fuzzy_score", 84.0)),
+        fuzzy_min_length=int(nom.get("fuzzy_min_length", 5)),
+        thanks=frozenset(_strings(end, "thanks", where)),
+        passes=frozenset(_strings(end, "pass", where)),
+        question_address=_strings(question, "address", where),
+        question_subject=_strings(question, "subject", where),
+        question_window=int(question.get("window", 6)),
+        forbidden=forbidden,
+        numbers=_load_numbers(folder / data["numbers"]),
+    )

@@ -1,0 +1,94 @@
+"""Recognized words with timestamps, and the input formats that carry them."""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from voicehost.errors import InputError
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    word: str
+    start: float
+    end: float
+    conf: float = 1.0
+
+    def shifted(self, offset: float) -> Word:
+        return Word(self.word, self.start + offset, self.end + offset, self.conf)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"word": self.word, "start": self.start, "end": self.end}
+
+
+def _number(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise InputError(f"{what} must be a number of seconds, got {json.dumps(value)}")
+    return float(value)
+
+
+def parse_word(item: Any, where: str = "word") -> Word:
+    if not isinstance(item, dict):
+        raise InputError(f"{where} must be an object with word, start and end")
+    text = item.get("word")
+    if not isinstance(text, str) or not text.strip():
+        raise InputError(f"{where} has no 'word' text")
+    start = _number(item.get("start"), f"{where} '{text}': start")
+    end = _number(item.get("end"), f"{where} '{text}': end")
+    if start < 0 or end < start:
+        raise InputError(f"{where} '{text}': needs 0 <= start <= end, got {start}..{end}")
+    conf = item.get("conf", 1.0)
+    conf = _number(conf, f"{where} '{text}': conf") if conf is not None else 1.0
+    return Word(text.strip(), start, end, conf)
+
+
+def parse_words(items: Any, where: str = "words") -> list[Word]:
+    if not isinstance(items, list):
+        raise InputError(f"'{where}' must be a list of words")
+    words = [parse_word(item, f"{where}[{i}]") for i, item in enumerate(items)]
+    return sorted(words, key=lambda w: (w.start, w.end))
+
+
+def words_from_json(data: Any) -> list[Word]:
+    """Words from `{"words": [...]}`, a Vosk result object, or a list of results."""
+    if isinstance(data, dict) and "words" in data:
+        return parse_words(data["words"])
+    results = data if isinstance(data, list) else [data]
+    words: list[Word] = []
+    for i, result in enumerate(results):
+        if not isinstance(result, dict) or not ({"result", "text", "partial"} & result.keys()):
+            raise InputError(
+                f"input item {i} is neither {{\"words\": [...]}} nor a Vosk result object"
+            )
+        if "result" in result:
+            words += parse_words(result["result"], f"result[{i}]")
+    return sorted(words, key=lambda w: (w.start, w.end))
+
+
+_SILENCE = re.compile(r"^<(\d+(?:\.\d+)?)>$")
+WORD_SECONDS = 0.3
+WORD_GAP = 0.1
+
+
+def words_from_text(text: str) -> list[Word]:
+    """Plain words, 0.3 s each and 0.1 s apart; `<N>` makes that gap N seconds."""
+    words: list[Word] = []
+    gap: float | None = None
+    clock = 0.0
+    for token in text.split():
+        silence = _SILENCE.match(token)
+        if silence:
+            gap = float(silence.group(1)) if gap is None else gap + float(silence.group(1))
+            continue
+        if words:
+            clock = words[-1].end + (WORD_GAP if gap is None else gap)
+        elif gap is not None:
+            clock = gap
+        words.append(Word(token, round(clock, 6), round(clock + WORD_SECONDS, 6)))
+        gap = None
+    if not words and text.strip():
+        raise InputError("--text has no words")
+    return words

@@ -1,0 +1,108 @@
+"""The script driver: plays a simulate script (SPEC §4) on a virtual clock
+through the same moderator that runs live."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from voicehost.errors import GameError, InputError, VoicehostError
+from voicehost.game.events import IMMEDIATE, Event, SeatEvent, Setup, event_type, parse_event
+from voicehost.game.moderator import Moderator
+from voicehost.game.model import Output, Phase
+from voicehost.journal import Table
+from voicehost.rules import RuleOptions
+
+
+class ScriptError(VoicehostError):
+    """A script line the game cannot take; names the line and the phase."""
+
+
+@dataclass
+class Simulation:
+    game: Moderator
+    table: Table
+    outputs: list[Output] = field(default_factory=list)
+
+    def step(self, event: Event) -> None:
+        """Advance to the first point where `event` fits, then apply it."""
+        game = self.game
+        if isinstance(event, SeatEvent) and event.type in IMMEDIATE:
+            self.outputs += self.table.apply(event, game.now)
+            return
+        game.precheck(event)
+        while not game.fits(event):
+            deadline = game.next_deadline()
+            if deadline is None:
+                raise self._stuck(event)
+            self.outputs += self.table.advance(deadline)
+        self.outputs += self.table.apply(event, game.now)
+
+    def _stuck(self, event: Event) -> GameError:
+        kind = event_type(event)
+        if self.game.phase is Phase.GAME_OVER:
+            return self.game.error(f"'{kind}' does not fit: the game is over", event)
+        wanted = self.game.waiting_for()
+        return self.game.error(f"'{kind}' does not fit before the game gets '{wanted}'", event)
+
+    def run_on(self) -> None:
+        """The script is over: let the game run until it needs input or ends."""
+        while (deadline := self.game.next_deadline()) is not None:
+            self.outputs += self.table.advance(deadline)
+
+
+def read_script(lines: Iterable[str], where: str) -> list[tuple[int, Event]]:
+    events: list[tuple[int, Event]] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ScriptError(f"{where}:{number}: malformed JSON ({exc.msg}) (phase: setup)") from None
+        try:
+            events.append((number, parse_event(data)))
+        except InputError as exc:
+            raise ScriptError(f"{where}:{number}: {exc} (phase: {_phase_hint(events)})") from None
+    if not events:
+        raise ScriptError(f"{where}: the script is empty; its first line must be the setup")
+    if not isinstance(events[0][1], Setup):
+        raise ScriptError(f"{where}:{events[0][0]}: the first line must be the setup (phase: setup)")
+    return events
+
+
+def _phase_hint(events: list[tuple[int, Event]]) -> str:
+    return "setup" if not events else "reading the script"
+
+
+def simulate(
+    events: list[tuple[int, Event]], rules: RuleOptions, where: str, table: Table | None = None
+) -> Simulation:
+    game = table.game if table else Moderator(rules)
+    sim = Simulation(game, table or Table(game))
+    for number, event in events:
+        try:
+            sim.step(event)
+        except VoicehostError as exc:
+            raise ScriptError(f"{where}:{number}: {_with_phase(exc, game)}") from None
+    sim.run_on()
+    return sim
+
+
+def _with_phase(exc: VoicehostError, game: Moderator) -> str:
+    if isinstance(exc, GameError):
+        return str(exc)
+    return f"{exc} (phase: {game.where()})"
+
+
+def load_script(path: Path | None, text: str | None = None) -> tuple[list[tuple[int, Event]], str]:
+    where = str(path) if path else "<stdin>"
+    if text is None:
+        try:
+            text = Path(path).read_text(encoding="utf-8") if path else ""
+        except OSError as exc:
+            raise ScriptError(f"cannot read script {where}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise ScriptError(f"{where}: the script is not UTF-8 text") from None
+    return read_script(text.splitlines(), where), where
