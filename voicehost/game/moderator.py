@@ -243,6 +243,11 @@ class Moderator:
             raise self.error(f"seat {event.seat} is out of the game and has no floor", event)
         if isinstance(event, SeatEvent):
             self._precheck_seat_event(event)
+        if isinstance(event, BestMove) and (
+            self.best_move is not None or (self.day >= 2 and not self._best_move_floor())
+        ):
+            raise self.error("a best move fits only in the last word of the player killed on night 2",
+                             event)
 
     def _precheck_seat_event(self, event: SeatEvent) -> None:
         seat = event.seat
