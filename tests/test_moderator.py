@@ -578,3 +578,26 @@ def test_setup_roles_validated():
     with pytest.raises(GameError, match="setup needs 6 citizen"):
         game.handle(parse_event({"type": "setup", "roles": roles}), 0)
     assert game.phase is Phase.SETUP
+
+
+def test_words_after_thanks_do_not_move_the_clock():
+    play = Play().speech(1, "спасибо <30> выставляю семь")
+    assert play.game.floor.seat == 2
+    assert play.game.now == pytest.approx(80.3) and play.game.floor.start == pytest.approx(80.3)
+    assert play.game.today == []
+
+
+def test_pause_and_resume_shift_the_floor():
+    play = Play().speech(1)
+    start_end = play.game.floor.end
+    play.step({"type": "pause"})
+    play.game.advance(play.game.now + 100)
+    assert play.game.floor.seat == 1  # frozen
+    play.step({"type": "resume"})
+    assert play.game.floor.end == pytest.approx(start_end + 100)
+
+
+def test_next_closes_the_floor():
+    play = Play().speech(1)
+    play.step({"type": "next"})
+    assert play.game.floor.seat == 2

@@ -54,9 +54,9 @@ class Table:
         return outputs
 
     def advance(self, now: float) -> list[Output]:
-        before = self.game.now
+        before = (self.game.now, self.game.fired)
         outputs = self.game.advance(now)
-        if self.journal and self.game.now != before:
+        if self.journal and (self.game.now, self.game.fired) != before:
             self.journal.record(self.game.now, None)
         return outputs
 

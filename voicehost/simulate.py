@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Iterable
 
 from voicehost.errors import GameError, InputError, VoicehostError
-from voicehost.game.events import IMMEDIATE, Event, SeatEvent, Setup, event_type, parse_event
+from voicehost.game.events import IMMEDIATE, Event, SeatEvent, event_type, parse_event
 from voicehost.game.moderator import Moderator
 from voicehost.game.model import Output, Phase
 from voicehost.journal import Table
@@ -52,38 +52,31 @@ class Simulation:
             self.outputs += self.table.advance(deadline)
 
 
-def read_script(lines: Iterable[str], where: str) -> list[tuple[int, Event]]:
-    events: list[tuple[int, Event]] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ScriptError(f"{where}:{number}: malformed JSON ({exc.msg}) (phase: setup)") from None
-        try:
-            events.append((number, parse_event(data)))
-        except InputError as exc:
-            raise ScriptError(f"{where}:{number}: {exc} (phase: {_phase_hint(events)})") from None
-    if not events:
+def _parse_line(line: str) -> Event:
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON ({exc.msg})") from None
+    return parse_event(data)
+
+
+def read_script(lines: Iterable[str], where: str) -> list[tuple[int, str]]:
+    """The script's non-blank lines with their numbers; each is parsed when reached,
+    so an error names the phase the game stands in at that line."""
+    numbered = [(n, line) for n, line in enumerate(lines, start=1) if line.strip()]
+    if not numbered:
         raise ScriptError(f"{where}: the script is empty; its first line must be the setup")
-    if not isinstance(events[0][1], Setup):
-        raise ScriptError(f"{where}:{events[0][0]}: the first line must be the setup (phase: setup)")
-    return events
-
-
-def _phase_hint(events: list[tuple[int, Event]]) -> str:
-    return "setup" if not events else "reading the script"
+    return numbered
 
 
 def simulate(
-    events: list[tuple[int, Event]], rules: RuleOptions, where: str, table: Table | None = None
+    lines: list[tuple[int, str]], rules: RuleOptions, where: str, table: Table | None = None
 ) -> Simulation:
     game = table.game if table else Moderator(rules)
     sim = Simulation(game, table or Table(game))
-    for number, event in events:
+    for number, line in lines:
         try:
-            sim.step(event)
+            sim.step(_parse_line(line))
         except VoicehostError as exc:
             raise ScriptError(f"{where}:{number}: {_with_phase(exc, game)}") from None
     sim.run_on()
@@ -96,7 +89,7 @@ def _with_phase(exc: VoicehostError, game: Moderator) -> str:
     return f"{exc} (phase: {game.where()})"
 
 
-def load_script(path: Path | None, text: str | None = None) -> tuple[list[tuple[int, Event]], str]:
+def load_script(path: Path | None, text: str | None = None) -> tuple[list[tuple[int, str]], str]:
     where = str(path) if path else "<stdin>"
     if text is None:
         try:

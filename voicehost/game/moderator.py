@@ -107,6 +107,7 @@ class Moderator:
         self.night = 0
         self.opener: int | None = None
         self.timers: dict[str, float] = {}
+        self.fired = 0
         self.paused_at: float | None = None
         self.outputs: list[Output] = []
         # Floors
@@ -278,6 +279,7 @@ class Moderator:
             if deadline > now:
                 break
             del self.timers[name]
+            self.fired += 1
             self.now = max(self.now, deadline)
             self._fire(name)
         self.now = max(self.now, now)
@@ -538,6 +540,8 @@ class Moderator:
         floor.heard = True
         for word in event.words:
             heard = word.shifted(floor.start)
+            if self.floor is not floor or heard.start >= floor.end:
+                break
             self._advance(heard.start)
             if self.floor is not floor:
                 break

@@ -1,0 +1,75 @@
+"""Journal: every input with its time; replaying rebuilds the identical game."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import GAMES
+from voicehost.cli import main
+from voicehost.errors import InputError
+from voicehost.game.protocol import protocol, snapshot
+from voicehost.journal import replay
+from voicehost.records import load_records
+
+
+@pytest.mark.parametrize("name", ["red_wins_by_votes", "fouls_and_removals", "tie_then_lift"])
+def test_simulate_journal_replays_to_the_same_protocol(name, tmp_path, capsys):
+    journal, proto = tmp_path / "j.jsonl", tmp_path / "p.json"
+    assert main(["simulate", str(GAMES / f"{name}.jsonl"), "--journal", str(journal),
+                 "--protocol", str(proto)]) == 0
+    capsys.readouterr()
+    header = json.loads(journal.read_text("utf-8").splitlines()[0])
+    assert header["journal"] == 1 and header["ruleset"] == "4mafia"
+    game, _ = replay(journal)
+    assert protocol(game) == json.loads(proto.read_text("utf-8"))
+    assert main(["replay", str(journal)]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(proto.read_text("utf-8"))
+
+
+def test_every_entry_has_a_time_and_an_input(tmp_path, capsys):
+    journal = tmp_path / "j.jsonl"
+    main(["simulate", str(GAMES / "speech_rules.jsonl"), "--journal", str(journal)])
+    entries = [json.loads(line) for line in journal.read_text("utf-8").splitlines()[1:]]
+    assert entries and all(set(e) == {"t", "event"} for e in entries)
+    times = [e["t"] for e in entries]
+    assert times == sorted(times)
+
+
+def test_torn_last_line_is_dropped(tmp_path, capsys):
+    journal = tmp_path / "j.jsonl"
+    main(["simulate", str(GAMES / "red_wins_by_votes.jsonl"), "--journal", str(journal)])
+    lines = journal.read_text("utf-8").splitlines()
+    journal.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][: len(lines[-1]) // 2], "utf-8")
+    partial = tmp_path / "partial.jsonl"
+    partial.write_text("\n".join(lines[:-1]) + "\n", "utf-8")
+    assert snapshot(replay(journal)[0]) == snapshot(replay(partial)[0])
+
+
+def test_replay_of_a_non_journal_is_refused(tmp_path):
+    bogus = tmp_path / "x.jsonl"
+    bogus.write_text('{"type": "setup"}\n', "utf-8")
+    with pytest.raises(InputError, match="not a voicehost journal"):
+        replay(bogus)
+
+
+def test_journal_keeps_the_tables_own_rules(tmp_path, capsys):
+    journal = tmp_path / "j.jsonl"
+    main(["simulate", str(GAMES / "fiim_lift_only.jsonl"), "--journal", str(journal),
+          "--ruleset", "fiim", "--set", "first_day_vote=lift_only"])
+    game, _ = replay(journal)
+    assert game.rules.name == "fiim" and game.rules.first_day_vote == "lift_only"
+    assert protocol(game)["eliminated"][0] == {"seat": 7, "cause": "lift", "day": 1}
+
+
+def test_real_game_journal_replays(tmp_path, capsys):
+    from voicehost.records import convert
+    from tests.conftest import realgames_dir
+
+    record = load_records(realgames_dir() / "polemica-library_games.json")[0]
+    script = tmp_path / "game.jsonl"
+    script.write_text("".join(json.dumps(l, ensure_ascii=False) + "\n" for l in convert(record).script))
+    journal = tmp_path / "j.jsonl"
+    assert main(["simulate", str(script), "--journal", str(journal), "--ruleset", "fiim",
+                 "--set", "first_day_vote=lift_only"]) == 0
+    assert protocol(replay(journal)[0])["winner"] == "red"
