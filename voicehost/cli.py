@@ -82,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--journal", type=Path, default=None, metavar="OUT.jsonl")
     _rules_args(sim)
 
+    bench = sub.add_parser("bench", help="print performance figures")
+    bench.add_argument("what", choices=["core"], help="core: phrase rules and simulated games")
+
     rep = sub.add_parser("replay", help="rebuild a game from its journal")
     rep.add_argument("journal", type=Path)
     rep.add_argument("--protocol", type=Path, default=None, metavar="OUT.json")
@@ -193,7 +196,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"check-phrase": cmd_check_phrase, "simulate": cmd_simulate, "replay": cmd_replay}
+def cmd_bench(args: argparse.Namespace) -> int:
+    from voicehost import bench
+
+    bench.core()
+    return 0
+
+
+COMMANDS = {"check-phrase": cmd_check_phrase, "simulate": cmd_simulate, "replay": cmd_replay,
+            "bench": cmd_bench}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
