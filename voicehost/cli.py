@@ -56,8 +56,8 @@ def _rules_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", type=Path, default=None, help="a config.toml to read")
 
 
-def _rules(args: argparse.Namespace):
-    return load_config(args.config).rules(args.ruleset, parse_set(args.overrides))
+def _rules(args: argparse.Namespace, config=None):
+    return (config or load_config(args.config)).rules(args.ruleset, parse_set(args.overrides))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,7 +83,37 @@ def build_parser() -> argparse.ArgumentParser:
     _rules_args(sim)
 
     bench = sub.add_parser("bench", help="print performance figures")
-    bench.add_argument("what", choices=["core"], help="core: phrase rules and simulated games")
+    bench.add_argument("what", choices=["core", "latency"],
+                       help="core: phrase rules and simulated games; latency: the live loop")
+
+    run = sub.add_parser("run", help="moderate a live game (microphone, a recorded WAV, or typed)")
+    run.add_argument("--text", action="store_true", help="play from the keyboard: lines are speech, /commands")
+    run.add_argument("--audio-file", type=Path, metavar="GAME.wav", help="play a recorded game")
+    run.add_argument("--host-script", type=Path, metavar="HOST.jsonl",
+                     help="host inputs for a recorded game (votes, shots, fouls), as simulate lines")
+    run.add_argument("--journal", type=Path, help="where to journal the game")
+    run.add_argument("--resume", type=Path, metavar="JOURNAL", help="go on with a crashed game")
+    run.add_argument("--roles", help="the deal: d4,m2,m7,s6 (don, mafia, sheriff; the rest citizens)")
+    run.add_argument("--record", type=Path, metavar="OUT.wav", help="record the table speaker to a file")
+    run.add_argument("--protocol", type=Path, metavar="OUT.json", help="write the protocol at the end")
+    run.add_argument("--mute", action="store_true", help="print announcements, do not speak them")
+    run.add_argument("--serve", action="store_true", help="serve the companion page")
+    run.add_argument("--lan", action="store_true", help="serve the page on the LAN address")
+    run.add_argument("--port", type=int, default=None, help="the page's port (default 8765)")
+    _rules_args(run)
+
+    train = sub.add_parser("train", help="practise the nomination phrase")
+    train.add_argument("--text", action="store_true", help="type phrases instead of speaking them")
+    train.add_argument("--mute", action="store_true", help="print the verdicts, do not speak them")
+    _rules_args(train)
+
+    sub.add_parser("devices", help="list the audio devices")
+
+    models = sub.add_parser("models", help="download and check the speech model and voices")
+    models.add_argument("action", choices=["download", "list", "verify"])
+    models.add_argument("--asr", default=None, help="which speech model (default: small-ru)")
+    models.add_argument("--voice", default=None, help="which voice: irina (default), denis, dmitri, ruslan")
+    models.add_argument("--only", choices=["asr", "voice"], default=None)
 
     rep = sub.add_parser("replay", help="rebuild a game from its journal")
     rep.add_argument("journal", type=Path)
@@ -199,12 +229,62 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from voicehost import bench
 
-    bench.core()
+    bench.core() if args.what == "core" else bench.latency()
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from voicehost import runner
+
+    return runner.run(args)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from voicehost import runner
+
+    return runner.train(args)
+
+
+def cmd_devices(args: argparse.Namespace) -> int:
+    from voicehost.audio import list_devices
+
+    devices = list_devices()
+    if not devices:
+        print("no audio devices found")
+    for d in devices:
+        kinds = ", ".join(k for k, n in (("in", d.inputs), ("out", d.outputs)) if n)
+        print(f"{d.index:3d}  {d.name}  ({kinds}; {d.rate} Hz)")
+    return 0
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    from voicehost import models
+
+    entries = models.load_manifest()
+    if args.action == "list":
+        for name, entry in entries.items():
+            mark = " (default)" if entry.default else ""
+            print(f"{name:14s} {entry.description}{mark}")
+        return 0
+    if args.action == "verify":
+        results = models.verify()
+        for name, ok in results:
+            print(f"{'ok ' if ok else 'BAD'} {name}")
+        if any(not ok for _, ok in results):
+            raise InputError("some downloaded files do not match their checksums: download them again")
+        return 0
+    wanted = [("asr", args.asr), ("voice", args.voice)]
+    for kind, key in wanted:
+        if args.only in (None, kind):
+            entry = models.pick(entries, kind, key)
+            print(f"{entry.kind} {entry.key}: {entry.description}")
+            print(f"  -> {models.install(entry)}")
     return 0
 
 
 COMMANDS = {"check-phrase": cmd_check_phrase, "simulate": cmd_simulate, "replay": cmd_replay,
-            "bench": cmd_bench}
+            "bench": cmd_bench, "run": cmd_run, "train": cmd_train, "devices": cmd_devices,
+            "models": cmd_models}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,159 @@
+"""The live table: clock, echo guard, typed play, journal with resume."""
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from tests.conftest import ROLES
+from voicehost.audio import Clip
+from voicehost.game.model import Phase
+from voicehost.journal import Table
+from voicehost.game.moderator import Moderator
+from voicehost.live import AudioClock, LiveTable, fixed_phrases
+from voicehost.phrases.words import Word
+from voicehost.rules import rules_for
+from voicehost.tts import Speaker
+from voicehost.typed import handle_line, parse_command, parse_roles, status
+
+
+class FakeVoice:
+    """A stand-in voice (named as a fake): one second of silence per announcement."""
+
+    name = "fake"
+
+    def synthesize(self, text):
+        yield Clip(b"\0\0" * 16000, 16000)
+
+
+class ListSink:
+    def __init__(self):
+        self.clips = []
+
+    def play(self, clip):
+        self.clips.append(clip)
+
+    def close(self):
+        pass
+
+
+def live_table(speaker_sinks=None) -> LiveTable:
+    clock = AudioClock()
+    game = Moderator(rules_for("4mafia"))
+    speaker = None
+    if speaker_sinks is not None:
+        speaker = Speaker(FakeVoice(), speaker_sinks[0], speaker_sinks[1], clock.now)
+    live = LiveTable(Table(game), clock, speaker)
+    live.apply_json({"type": "setup", "roles": ROLES})
+    return live
+
+
+def until(live: LiveTable, phase: Phase) -> None:
+    while live.game.phase is not phase:
+        live.clock.skip_to(live.game.next_deadline())
+        live.tick()
+
+
+def to_first_speech(live: LiveTable) -> None:
+    live.clock.skip_to(80.0)
+    live.tick()
+    assert live.game.floor.seat == 1
+
+
+def test_own_thanks_fed_back_is_ignored():
+    table = ListSink()
+    live = live_table((table, None))
+    to_first_speech(live)
+    live.speaker.wait()
+    said = live.speaker.spoken[-1]
+    assert said.text == "Слово игроку номер 1"
+    # The moderator's own words come back through the microphone while it speaks.
+    echo = Word("спасибо", said.start + 0.2, said.start + 0.6)
+    live.hear([echo])
+    assert live.game.floor.seat == 1 and live.echoes == 1
+    # Within the 300 ms tail: still ours.
+    tail = said.start + said.seconds + 0.25
+    live.hear([Word("спасибо", tail, tail + 0.3)])
+    assert live.game.floor.seat == 1 and live.echoes == 2
+    # The player's own "спасибо" afterwards ends the speech.
+    later = said.start + said.seconds + 1.0
+    live.clock.skip_to(later + 0.4)
+    live.hear([Word("спасибо", later, later + 0.4)])
+    assert live.game.floor.seat == 2
+    live.speaker.close()
+
+
+def test_private_answers_go_to_the_earpiece_only():
+    table, earpiece = ListSink(), ListSink()
+    live = live_table((table, earpiece))
+    until(live, Phase.HUNT)  # day 1 runs out to the night-2 hunt
+    live.apply_json({"type": "shot", "seat": 5})
+    until(live, Phase.DON_CHECK)
+    live.apply_json({"type": "don_check", "seat": 6})
+    live.speaker.wait()
+    private = [s for s in live.speaker.spoken if s.private]
+    assert [s.text for s in private] == ["Игрок номер 6 — Шериф"]
+    assert len(earpiece.clips) == 1
+    live.speaker.close()
+
+
+def test_private_answers_without_earpiece_are_not_spoken():
+    table = ListSink()
+    live = live_table((table, None))
+    until(live, Phase.HUNT)
+    live.apply_json({"type": "shot", "seat": 5})
+    until(live, Phase.DON_CHECK)
+    outputs = live.apply_json({"type": "don_check", "seat": 6})
+    assert any(o.private for o in outputs)  # still an output, for the host's page
+    live.speaker.wait()
+    assert not [s for s in live.speaker.spoken if s.private]
+    live.speaker.close()
+
+
+def test_fixed_phrases_cover_the_frequent_answers():
+    game = Moderator(rules_for("4mafia"))
+    phrases = fixed_phrases(game)
+    assert {"Десять секунд", "Принят номер 7", "Слово игроку номер 10", "Спасибо"} <= set(phrases)
+    assert not [p for p in phrases if "{" in p]
+
+
+def test_typed_lines_and_commands():
+    live = live_table()
+    with pytest.raises(Exception, match="nobody holds the floor"):
+        handle_line(live, "выставляю семь")
+    handle_line(live, "<80>")
+    handle_line(live, "выставляю седьмого спасибо")
+    assert live.game.today == [7] and live.game.floor.seat == 2
+    assert "выставлены 7" in status(live)
+    handle_line(live, "/next")
+    assert live.game.floor.seat == 3
+    assert handle_line(live, "/state") == "state"
+
+
+@pytest.mark.parametrize("line,event", [
+    ("/votes 7=4 3=2", {"type": "votes", "counts": {"7": 4, "3": 2}}),
+    ("/votes 7:4", {"type": "votes", "counts": {"7": 4}}),
+    ("/lift 6", {"type": "lift_votes", "count": 6}),
+    ("/shot -", {"type": "shot", "seat": None}),
+    ("/shot 5", {"type": "shot", "seat": 5}),
+    ("/don 4", {"type": "don_check", "seat": 4}),
+    ("/best 2 5 9", {"type": "best_move", "seats": [2, 5, 9]}),
+    ("/dq 6", {"type": "disqualify", "seat": 6}),
+    ("/pause", {"type": "pause"}),
+])
+def test_host_commands(line, event):
+    assert parse_command(line) == event
+
+
+@pytest.mark.parametrize("line", ["/votes 7", "/lift", "/shot x", "/fly 3", "/foul"])
+def test_bad_host_commands(line):
+    with pytest.raises(Exception):
+        parse_command(line)
+
+
+def test_roles_spec():
+    roles = parse_roles("d4,m2 m7 s6")
+    assert roles == ROLES
+    with pytest.raises(Exception, match="role letter"):
+        parse_roles("x4")

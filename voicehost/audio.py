@@ -1,0 +1,280 @@
+"""Audio in and out as streams of chunks: a WAV file and a microphone are two
+sources of the same thing; a speaker, an earpiece and a recording file are
+sinks. PyAudio is imported only where a device is opened."""
+from __future__ import annotations
+
+import logging
+import threading
+import wave
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Protocol
+
+import numpy as np
+
+from voicehost.errors import VoicehostError
+
+log = logging.getLogger(__name__)
+
+RATE = 16_000  # what the recognizer takes: 16 kHz, mono, 16-bit
+CHUNK_SECONDS = 0.1
+
+
+class AudioError(VoicehostError):
+    """A device or file that cannot give or take audio."""
+
+
+@dataclass(frozen=True)
+class Clip:
+    """Mono 16-bit PCM."""
+
+    pcm: bytes
+    rate: int
+
+    @property
+    def seconds(self) -> float:
+        return len(self.pcm) / 2 / self.rate
+
+
+def to_mono16(pcm: bytes, rate: int, channels: int, width: int, target: int = RATE) -> bytes:
+    """Mix to mono and resample (linear interpolation) to `target` Hz, 16-bit."""
+    if width == 2:
+        samples = np.frombuffer(pcm, dtype="<i2").astype(np.float32)
+    elif width == 1:
+        samples = (np.frombuffer(pcm, dtype=np.uint8).astype(np.float32) - 128.0) * 256.0
+    elif width == 4:
+        samples = np.frombuffer(pcm, dtype="<i4").astype(np.float32) / 65536.0
+    else:
+        raise AudioError(f"unsupported sample width: {width * 8} bit")
+    if channels > 1:
+        samples = samples[: len(samples) - len(samples) % channels].reshape(-1, channels).mean(axis=1)
+    if rate != target and len(samples):
+        count = max(1, int(round(len(samples) * target / rate)))
+        positions = np.linspace(0, len(samples) - 1, count)
+        samples = np.interp(positions, np.arange(len(samples)), samples)
+    return np.clip(samples, -32768, 32767).astype("<i2").tobytes()
+
+
+class Source(Protocol):
+    """Yields 16 kHz mono 16-bit chunks until the audio ends."""
+
+    def chunks(self) -> Iterator[bytes]: ...
+
+    def close(self) -> None: ...
+
+
+class WavFileSource:
+    """A recorded game played through the same pipeline as a microphone."""
+
+    def __init__(self, path: Path, chunk_seconds: float = CHUNK_SECONDS) -> None:
+        self.path = path
+        self.chunk_seconds = chunk_seconds
+        try:
+            self._wav = wave.open(str(path), "rb")
+        except FileNotFoundError:
+            raise AudioError(f"no audio file at {path}") from None
+        except (wave.Error, EOFError) as exc:
+            raise AudioError(f"{path} is not a PCM WAV file ({exc}); convert it with: "
+                             f"sox {path.name} -r 16000 -c 1 -b 16 game.wav") from None
+        if self._wav.getcomptype() != "NONE" or self._wav.getsampwidth() not in (1, 2, 4):
+            raise AudioError(f"{path}: only uncompressed 8/16/32-bit PCM WAV is read")
+
+    @property
+    def seconds(self) -> float:
+        return self._wav.getnframes() / self._wav.getframerate()
+
+    def chunks(self) -> Iterator[bytes]:
+        wav = self._wav
+        frames = max(1, int(wav.getframerate() * self.chunk_seconds))
+        while True:
+            data = wav.readframes(frames)
+            if not data:
+                return
+            yield to_mono16(data, wav.getframerate(), wav.getnchannels(), wav.getsampwidth())
+
+    def close(self) -> None:
+        self._wav.close()
+
+
+def read_wav(path: Path) -> Clip:
+    source = WavFileSource(path)
+    try:
+        return Clip(b"".join(source.chunks()), RATE)
+    finally:
+        source.close()
+
+
+# --------------------------------------------------------------- devices
+
+
+@dataclass(frozen=True)
+class Device:
+    index: int
+    name: str
+    inputs: int
+    outputs: int
+    rate: int
+
+
+def _pyaudio():
+    try:
+        import pyaudio
+    except ImportError:
+        raise AudioError("PyAudio is not installed: run scripts/setup (it installs portaudio and PyAudio)") \
+            from None
+    return pyaudio
+
+
+def list_devices() -> list[Device]:
+    pa = _pyaudio().PyAudio()
+    try:
+        return [
+            Device(i, info["name"], int(info["maxInputChannels"]), int(info["maxOutputChannels"]),
+                   int(info["defaultSampleRate"]))
+            for i in range(pa.get_device_count())
+            for info in [pa.get_device_info_by_index(i)]
+        ]
+    finally:
+        pa.terminate()
+
+
+def find_device(spec: str | int | None, *, output: bool) -> Device | None:
+    """A device by index or by (part of) its name; None for the system default."""
+    if spec in (None, "", "default"):
+        return None
+    devices = [d for d in list_devices() if (d.outputs if output else d.inputs) > 0]
+    kind = "output" if output else "input"
+    if isinstance(spec, int) or str(spec).isdigit():
+        found = [d for d in devices if d.index == int(spec)]
+    else:
+        found = [d for d in devices if d.name == spec] or [
+            d for d in devices if str(spec).lower() in d.name.lower()]
+    if not found:
+        names = ", ".join(f"{d.index}: {d.name}" for d in devices) or "none"
+        raise AudioError(f"no {kind} device '{spec}' (available {kind}s: {names}); "
+                         f"see `voicehost devices`")
+    return found[0]
+
+
+class MicrophoneSource:
+    """Captures from a PyAudio input device, resampled to 16 kHz mono."""
+
+    def __init__(self, device: str | int | None = None, chunk_seconds: float = CHUNK_SECONDS) -> None:
+        pyaudio = _pyaudio()
+        self._pa = pyaudio.PyAudio()
+        try:
+            found = find_device(device, output=False)
+            info = (self._pa.get_device_info_by_index(found.index) if found
+                    else self._pa.get_default_input_device_info())
+        except OSError:
+            self._pa.terminate()
+            raise AudioError("no microphone found: plug one in, or name it with --input-device "
+                             "(see `voicehost devices`)") from None
+        except AudioError:
+            self._pa.terminate()
+            raise
+        self.rate = int(info["defaultSampleRate"])
+        self.channels = 1
+        self.frames = int(self.rate * chunk_seconds)
+        try:
+            self._stream = self._pa.open(format=pyaudio.paInt16, channels=1, rate=self.rate, input=True,
+                                         input_device_index=int(info["index"]),
+                                         frames_per_buffer=self.frames)
+        except OSError as exc:
+            self._pa.terminate()
+            raise AudioError(f"cannot open microphone '{info['name']}': {exc}") from None
+        self._closed = threading.Event()
+
+    def chunks(self) -> Iterator[bytes]:
+        while not self._closed.is_set():
+            try:
+                data = self._stream.read(self.frames, exception_on_overflow=False)
+            except OSError:
+                return
+            if not data:
+                return
+            yield to_mono16(data, self.rate, 1, 2)
+
+    def close(self) -> None:
+        self._closed.set()
+        try:
+            self._stream.stop_stream()
+            self._stream.close()
+        finally:
+            self._pa.terminate()
+
+
+class Sink(Protocol):
+    """Takes mono 16-bit PCM and plays or stores it."""
+
+    def play(self, clip: Clip) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class NullSink:
+    def play(self, clip: Clip) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class WavFileSink:
+    """Records what would be played, as one WAV file (tests, `--record`)."""
+
+    def __init__(self, path: Path, rate: int = 22_050) -> None:
+        self.rate = rate
+        self._wav = wave.open(str(path), "wb")
+        self._wav.setnchannels(1)
+        self._wav.setsampwidth(2)
+        self._wav.setframerate(rate)
+        self._lock = threading.Lock()
+
+    def play(self, clip: Clip) -> None:
+        pcm = clip.pcm if clip.rate == self.rate else to_mono16(clip.pcm, clip.rate, 1, 2, self.rate)
+        with self._lock:
+            self._wav.writeframes(pcm)
+
+    def close(self) -> None:
+        with self._lock:
+            self._wav.close()
+
+
+class SpeakerSink:
+    """Plays through a PyAudio output device (the table speaker or the host's earpiece)."""
+
+    def __init__(self, device: str | int | None = None) -> None:
+        self._pyaudio = _pyaudio()
+        self._pa = self._pyaudio.PyAudio()
+        try:
+            found = find_device(device, output=True)
+            self._info = (self._pa.get_device_info_by_index(found.index) if found
+                          else self._pa.get_default_output_device_info())
+        except OSError:
+            self._pa.terminate()
+            raise AudioError("no speaker found: connect one, or name it with --table-device "
+                             "(see `voicehost devices`)") from None
+        except AudioError:
+            self._pa.terminate()
+            raise
+        self.name = self._info["name"]
+        self._streams: dict[int, object] = {}
+
+    def _stream(self, rate: int):
+        if rate not in self._streams:
+            self._streams[rate] = self._pa.open(format=self._pyaudio.paInt16, channels=1, rate=rate,
+                                                output=True, output_device_index=int(self._info["index"]))
+        return self._streams[rate]
+
+    def play(self, clip: Clip) -> None:
+        try:
+            self._stream(clip.rate).write(clip.pcm)
+        except OSError as exc:
+            log.warning("speaker %s: %s", self.name, exc)
+
+    def close(self) -> None:
+        for stream in self._streams.values():
+            stream.stop_stream()
+            stream.close()
+        self._pa.terminate()

@@ -1,0 +1,201 @@
+"""Speech out: a Piper voice when one is configured, espeak-ng as the built-in
+fallback. Voices yield clips; playing them is the speaker's job. The fixed
+announcements are rendered once at start-up into a cache, so the moderator's
+most frequent answers start playing at once."""
+from __future__ import annotations
+
+import io
+import logging
+import queue
+import shutil
+import subprocess
+import threading
+import time
+import wave
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Protocol
+
+from voicehost.audio import Clip, NullSink, Sink
+from voicehost.errors import VoicehostError
+
+log = logging.getLogger(__name__)
+
+
+class VoiceError(VoicehostError):
+    """A voice that cannot be loaded or cannot speak."""
+
+
+class Voice(Protocol):
+    name: str
+
+    def synthesize(self, text: str) -> Iterator[Clip]: ...
+
+
+class PiperVoice:
+    """A Piper .onnx voice; yields one clip per sentence as it is synthesized."""
+
+    def __init__(self, model: Path, config: Path | None = None) -> None:
+        if not model.is_file():
+            raise VoiceError(f"no Piper voice at {model}: run `voicehost models download`")
+        config = config or model.with_name(model.name + ".json")
+        if not config.is_file():
+            raise VoiceError(f"the Piper voice {model.name} has no config ({config.name}) beside it")
+        try:
+            from piper import PiperVoice as _Piper
+        except ImportError:
+            raise VoiceError("the piper-tts package is not installed: run scripts/setup") from None
+        try:
+            self._voice = _Piper.load(model, config_path=config)
+        except Exception as exc:
+            raise VoiceError(f"the Piper voice {model} is broken ({type(exc).__name__}): "
+                             f"download it again with `voicehost models download`") from None
+        self.name = model.stem
+        self.rate = self._voice.config.sample_rate
+
+    def synthesize(self, text: str) -> Iterator[Clip]:
+        for chunk in self._voice.synthesize(text):
+            yield Clip(chunk.audio_int16_bytes, chunk.sample_rate)
+
+
+class EspeakVoice:
+    """The built-in fallback: espeak-ng, which speaks Russian and Ukrainian."""
+
+    def __init__(self, language: str = "ru", speed: int = 165) -> None:
+        self.binary = shutil.which("espeak-ng")
+        if self.binary is None:
+            raise VoiceError("espeak-ng is not installed: run scripts/setup (or apt-get install espeak-ng)")
+        self.language = language
+        self.speed = speed
+        self.name = f"espeak-ng:{language}"
+
+    def synthesize(self, text: str) -> Iterator[Clip]:
+        try:
+            wav = subprocess.run([self.binary, "-v", self.language, "-s", str(self.speed), "--stdout", text],
+                                 capture_output=True, check=True, timeout=30).stdout
+        except (subprocess.SubprocessError, OSError) as exc:
+            raise VoiceError(f"espeak-ng failed: {exc}") from None
+        with wave.open(io.BytesIO(wav)) as reader:
+            yield Clip(reader.readframes(reader.getnframes()), reader.getframerate())
+
+
+def open_voice(piper_model: Path | None, language: str) -> Voice:
+    """The configured Piper voice, else espeak-ng; says why when it falls back."""
+    if piper_model is not None:
+        try:
+            return PiperVoice(piper_model)
+        except VoiceError as exc:
+            log.warning("%s; speaking with espeak-ng instead", exc)
+    return EspeakVoice(language)
+
+
+def render(voice: Voice, text: str) -> Clip:
+    clips = list(voice.synthesize(text))
+    if not clips:
+        return Clip(b"", 16_000)
+    rate = clips[0].rate
+    return Clip(b"".join(c.pcm for c in clips), rate)
+
+
+@dataclass
+class Spoken:
+    """One announcement as played: when it started (game clock) and how long it lasts."""
+
+    text: str
+    private: bool
+    start: float
+    seconds: float
+    cached: bool
+    latency: float  # from the decision to the first sample, seconds (wall clock)
+
+
+@dataclass
+class _Item:
+    text: str
+    private: bool
+    decided: float = field(default_factory=time.perf_counter)
+
+
+class Speaker:
+    """Plays announcements in order: public ones on the table speaker, private
+    ones (the Don's and the Sheriff's answers) on the host's earpiece only.
+
+    Remembers when it spoke, so the listener can ignore its own voice."""
+
+    def __init__(self, voice: Voice | None, table: Sink, earpiece: Sink | None,
+                 clock: Callable[[], float], *, tail: float = 0.3) -> None:
+        self.voice = voice
+        self.table = table
+        self.earpiece = earpiece
+        self.clock = clock
+        self.tail = tail
+        self.cache: dict[str, Clip] = {}
+        self.spoken: list[Spoken] = []
+        self._queue: queue.Queue[_Item | None] = queue.Queue()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._thread = threading.Thread(target=self._run, name="speaker", daemon=True)
+        self._thread.start()
+
+    def prerender(self, texts: Iterable[str]) -> int:
+        if self.voice is None:
+            return 0
+        for text in texts:
+            if text not in self.cache:
+                self.cache[text] = render(self.voice, text)
+        return len(self.cache)
+
+    def say(self, text: str, *, private: bool = False) -> None:
+        if private and self.earpiece is None:
+            return  # private answers go to the host's page only
+        self._idle.clear()
+        self._queue.put(_Item(text, private))
+
+    def wait(self, timeout: float = 30.0) -> bool:
+        """Until everything queued has been played."""
+        return self._idle.wait(timeout)
+
+    def is_echo(self, start: float, end: float) -> bool:
+        """Whether a word heard at [start, end] overlaps our own public speech (plus the tail)."""
+        for spoken in reversed(self.spoken[-20:]):
+            if not spoken.private and start <= spoken.start + spoken.seconds + self.tail and end >= spoken.start:
+                return True
+        return False
+
+    def speaking_until(self) -> float:
+        public = [s for s in self.spoken if not s.private]
+        return max((s.start + s.seconds for s in public), default=float("-inf"))
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join(timeout=10)
+        for sink in {id(s): s for s in (self.table, self.earpiece) if s is not None}.values():
+            sink.close()
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            try:
+                self._play(item)
+            except VoicehostError as exc:
+                log.warning("could not say %r: %s", item.text, exc)
+            finally:
+                if self._queue.empty():
+                    self._idle.set()
+
+    def _play(self, item: _Item) -> None:
+        sink = self.earpiece if item.private else self.table
+        if sink is None or self.voice is None or isinstance(sink, NullSink):
+            return
+        cached = self.cache.get(item.text)
+        clips = iter([cached]) if cached is not None else self.voice.synthesize(item.text)
+        record: Spoken | None = None
+        for clip in clips:
+            if record is None:
+                record = Spoken(item.text, item.private, self.clock(), 0.0, cached is not None,
+                                time.perf_counter() - item.decided)
+                self.spoken.append(record)
+            record.seconds += clip.seconds
+            sink.play(clip)
