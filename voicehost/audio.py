@@ -3,7 +3,10 @@ sources of the same thing; a speaker, an earpiece and a recording file are
 sinks. PyAudio is imported only where a device is opened."""
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import struct
 import threading
 import wave
 from dataclasses import dataclass
@@ -63,6 +66,66 @@ class Source(Protocol):
     def close(self) -> None: ...
 
 
+class _ExtensiblePcm:
+    """A PCM WAV in WAVE_FORMAT_EXTENSIBLE (sox and many recorders write it),
+    which Python 3.11's `wave` refuses; read with the same interface."""
+
+    def __init__(self, path: Path) -> None:
+        self._file = path.open("rb")
+        header = self._file.read(12)
+        if header[:4] != b"RIFF" or header[8:12] != b"WAVE":
+            raise wave.Error("not a RIFF/WAVE file")
+        fmt = None
+        while True:
+            head = self._file.read(8)
+            if len(head) < 8:
+                raise wave.Error("no data chunk")
+            kind, size = head[:4], struct.unpack("<I", head[4:])[0]
+            if kind == b"fmt ":
+                fmt = self._file.read(size + size % 2)
+            elif kind == b"data":
+                break
+            else:
+                self._file.seek(size + size % 2, 1)
+        if fmt is None:
+            raise wave.Error("no fmt chunk")
+        tag, self._channels, self._rate = struct.unpack("<HHI", fmt[:8])
+        self._width = struct.unpack("<H", fmt[14:16])[0] // 8
+        if tag == 0xFFFE and fmt[24:26] != b"\x01\x00":
+            raise wave.Error("extensible WAV that is not integer PCM")
+        self._frames = size // (self._width * self._channels)
+
+    def getnframes(self) -> int:
+        return self._frames
+
+    def getframerate(self) -> int:
+        return self._rate
+
+    def getnchannels(self) -> int:
+        return self._channels
+
+    def getsampwidth(self) -> int:
+        return self._width
+
+    def getcomptype(self) -> str:
+        return "NONE"
+
+    def readframes(self, count: int) -> bytes:
+        return self._file.read(count * self._width * self._channels)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def _open_wav(path: Path):
+    try:
+        return wave.open(str(path), "rb")
+    except wave.Error as exc:
+        if "65534" not in str(exc):
+            raise
+        return _ExtensiblePcm(path)
+
+
 class WavFileSource:
     """A recorded game played through the same pipeline as a microphone."""
 
@@ -70,12 +133,12 @@ class WavFileSource:
         self.path = path
         self.chunk_seconds = chunk_seconds
         try:
-            self._wav = wave.open(str(path), "rb")
+            self._wav = _open_wav(path)
         except FileNotFoundError:
             raise AudioError(f"no audio file at {path}") from None
-        except (wave.Error, EOFError) as exc:
+        except (wave.Error, EOFError, struct.error) as exc:
             raise AudioError(f"{path} is not a PCM WAV file ({exc}); convert it with: "
-                             f"sox {path.name} -r 16000 -c 1 -b 16 game.wav") from None
+                             f"sox {path.name} -r 16000 -c 1 -b 16 -e signed-integer game-16k.wav") from None
         if self._wav.getcomptype() != "NONE" or self._wav.getsampwidth() not in (1, 2, 4):
             raise AudioError(f"{path}: only uncompressed 8/16/32-bit PCM WAV is read")
 
@@ -116,13 +179,44 @@ class Device:
     rate: int
 
 
+@contextlib.contextmanager
+def _native_quiet():
+    """ALSA and JACK print their probing to the process's stderr; keep the terminal clean."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    with open(os.devnull, "wb") as null:
+        os.dup2(null.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+class _QuietPyAudio:
+    """pyaudio, whose PyAudio() start-up is run with native chatter silenced."""
+
+    def __init__(self, module) -> None:
+        self._module = module
+
+    def __getattr__(self, name: str):
+        return getattr(self._module, name)
+
+    def PyAudio(self):  # noqa: N802 - mirrors the library's name
+        with _native_quiet():
+            return self._module.PyAudio()
+
+
 def _pyaudio():
     try:
         import pyaudio
     except ImportError:
         raise AudioError("PyAudio is not installed: run scripts/setup (it installs portaudio and PyAudio)") \
             from None
-    return pyaudio
+    return _QuietPyAudio(pyaudio)
 
 
 def list_devices() -> list[Device]:

