@@ -72,3 +72,21 @@ def test_recorded_output_is_a_playable_wav(joe, tmp_path):
     assert speaker.wait(60)
     speaker.close()
     assert read_wav(out).seconds > 0.5
+
+
+def test_phrase_cache_survives_on_disk(joe, tmp_path):
+    first = Speaker(joe, ListSink(), None, lambda: 0.0)
+    first.prerender(["Ten seconds"], tmp_path)
+    first.close()
+    (saved,) = tmp_path.glob("*.wav")
+
+    class NoVoice:
+        name = joe.name
+
+        def synthesize(self, text):
+            raise AssertionError("rendered again instead of read from disk")
+
+    second = Speaker(NoVoice(), ListSink(), None, lambda: 0.0)
+    second.prerender(["Ten seconds"], tmp_path)
+    second.close()
+    assert second.cache["Ten seconds"] == first.cache["Ten seconds"]

