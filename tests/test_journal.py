@@ -73,3 +73,41 @@ def test_real_game_journal_replays(tmp_path, capsys):
     assert main(["simulate", str(script), "--journal", str(journal), "--ruleset", "fiim",
                  "--set", "first_day_vote=lift_only"]) == 0
     assert protocol(replay(journal)[0])["winner"] == "red"
+
+
+def test_undo_takes_back_the_last_host_input_and_replays(tmp_path):
+    from tests.conftest import ROLES
+    from voicehost.game.events import parse_event
+    from voicehost.game.moderator import Moderator
+    from voicehost.journal import Journal, Table
+    from voicehost.rules import rules_for
+
+    rules = rules_for("4mafia")
+    path = tmp_path / "j.jsonl"
+    table = Table(Moderator(rules), Journal(path, rules))
+    table.apply(parse_event({"type": "setup", "roles": ROLES}), 0.0)
+    table.advance(90.0)
+    table.apply(parse_event({"type": "foul", "seat": 3}), 90.0)
+    table.apply(parse_event({"type": "foul", "seat": 5}), 91.0)
+    undone = table.undo(92.0)
+    assert undone == {"type": "foul", "seat": 5}
+    assert dict(table.game.fouls) == {3: 1} and table.game.now == 92.0
+    assert table.game.floor.seat == 1
+    table.advance(95.0)
+    table.journal.close()
+    replayed, _ = replay(path)
+    assert snapshot(replayed)["protocol"] == snapshot(table.game)["protocol"]
+    assert dict(replayed.fouls) == {3: 1}
+
+
+def test_unfoul_takes_back_a_foul_and_its_silence():
+    from tests.conftest import Play
+
+    play = Play().speech(1)
+    for _ in range(3):
+        play.seat_event("foul", 4)
+    assert 4 in play.game.silenced
+    play.seat_event("unfoul", 4)
+    assert play.game.fouls[4] == 2 and 4 not in play.game.silenced
+    with pytest.raises(Exception, match="no foul"):
+        play.seat_event("unfoul", 9)

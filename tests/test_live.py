@@ -157,3 +157,16 @@ def test_roles_spec():
     assert roles == ROLES
     with pytest.raises(Exception, match="role letter"):
         parse_roles("x4")
+
+
+def test_recorded_game_schedules_speech_in_game_time():
+    """On an audio clock that runs ahead, playback is placed at the decision
+    (or after the previous answer), so the echo guard covers the right span."""
+    clock = AudioClock(500.0)  # the file reader is far ahead of the speaker
+    speaker = Speaker(FakeVoice(), ListSink(), None, clock.now, realtime=False)
+    speaker.say("Слово игроку номер 1", at=80.0)
+    speaker.say("Десять секунд", at=80.5)
+    speaker.wait()
+    speaker.close()
+    assert [(s.start, s.seconds) for s in speaker.spoken] == [(80.0, 1.0), (81.0, 1.0)]
+    assert speaker.is_echo(81.5, 81.8) and not speaker.is_echo(90.0, 90.3)

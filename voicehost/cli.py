@@ -107,6 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--mute", action="store_true", help="print the verdicts, do not speak them")
     _rules_args(train)
 
+    serve = sub.add_parser("serve", help="serve the page for a game driven by a simulate script")
+    serve.add_argument("--script", type=Path, default=None, metavar="GAME.jsonl")
+    serve.add_argument("--journal", type=Path, default=None)
+    serve.add_argument("--lan", action="store_true", help="serve on the LAN address")
+    serve.add_argument("--port", type=int, default=None, help="the port (default 8765)")
+    _rules_args(serve)
+
     sub.add_parser("devices", help="list the audio devices")
 
     models = sub.add_parser("models", help="download and check the speech model and voices")
@@ -239,6 +246,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     return runner.run(args)
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from voicehost import runner
+
+    return runner.serve(args)
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     from voicehost import runner
 
@@ -283,7 +296,7 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"check-phrase": cmd_check_phrase, "simulate": cmd_simulate, "replay": cmd_replay,
-            "bench": cmd_bench, "run": cmd_run, "train": cmd_train, "devices": cmd_devices,
+            "bench": cmd_bench, "run": cmd_run, "train": cmd_train, "devices": cmd_devices, "serve": cmd_serve,
             "models": cmd_models}
 
 

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
-from voicehost.errors import InputError, VoicehostError
+from voicehost.errors import GameError, InputError, VoicehostError
 from voicehost.game.events import Event, event_to_json, parse_event
 from voicehost.game.moderator import Moderator
 from voicehost.game.model import Output
@@ -25,10 +25,9 @@ class Journal:
         if not resume:
             self._write({"journal": VERSION, "ruleset": rules.name, "rules": rules.to_json()})
 
-    def record(self, t: float, event: Event | None) -> None:
-        """An input applied at time t; None records the clock alone (a tick)."""
-        entry = {"t": t, "event": event_to_json(event) if event else {"type": "tick"}}
-        self._write(entry)
+    def write_entry(self, t: float, event: dict[str, Any]) -> None:
+        """An input applied at time t ({"type": "tick"}: the clock alone)."""
+        self._write({"t": t, "event": event})
 
     def _write(self, entry: dict[str, Any]) -> None:
         self._file.write(json.dumps(entry, ensure_ascii=False) + "\n")
@@ -40,25 +39,73 @@ class Journal:
         self._file.close()
 
 
-class Table:
-    """A moderator and its journal: inputs are journaled once they are accepted."""
+HOST_INPUTS = frozenset({"votes", "lift_votes", "shot", "don_check", "sheriff_check", "best_move",
+                         "foul", "unfoul", "disqualify", "leave_table", "best_player", "worst_player",
+                         "pause", "resume", "next"})
 
-    def __init__(self, game: Moderator, journal: Journal | None = None) -> None:
+
+class Table:
+    """A moderator and its journal: inputs are journaled once they are accepted.
+
+    Keeps the accepted inputs in memory too, so the host can undo the last one."""
+
+    def __init__(self, game: Moderator, journal: Journal | None = None,
+                 entries: list[tuple[float, dict[str, Any]]] | None = None) -> None:
         self.game = game
         self.journal = journal
+        self.entries: list[tuple[float, dict[str, Any]]] = entries if entries is not None else []
 
     def apply(self, event: Event, now: float) -> list[Output]:
         outputs = self.game.handle(event, now)
-        if self.journal:
-            self.journal.record(now, event)
+        self._record(now, event_to_json(event))
         return outputs
 
     def advance(self, now: float) -> list[Output]:
         before = (self.game.now, self.game.fired)
         outputs = self.game.advance(now)
-        if self.journal and (self.game.now, self.game.fired) != before:
-            self.journal.record(self.game.now, None)
+        if (self.game.now, self.game.fired) != before:
+            self._record(self.game.now, {"type": "tick"})
         return outputs
+
+    def undo(self, now: float) -> dict[str, Any]:
+        """Take back the last host input: the game is rebuilt without it."""
+        index = last_host_input(self.entries)
+        if index is None:
+            raise GameError("there is no host input to undo", phase=self.game.where())
+        undone = self.entries[index][1]
+        kept = self.entries[:index] + self.entries[index + 1:]
+        self.game = rebuild(self.game.rules, kept)
+        self.entries = kept
+        self.game.advance(max(now, self.game.now))
+        if self.journal:
+            self.journal.write_entry(max(now, self.game.now), {"type": "undo"})
+        return undone
+
+    def _record(self, t: float, event: dict[str, Any]) -> None:
+        self.entries.append((t, event))
+        if self.journal:
+            self.journal.write_entry(t, event)
+
+
+def last_host_input(entries: list[tuple[float, dict[str, Any]]]) -> int | None:
+    for index in range(len(entries) - 1, -1, -1):
+        if entries[index][1].get("type") in HOST_INPUTS:
+            return index
+    return None
+
+
+def rebuild(rules: RuleOptions, entries: list[tuple[float, dict[str, Any]]]) -> Moderator:
+    """The game these accepted inputs make; what no longer fits is passed over."""
+    game = Moderator(rules)
+    for t, event in entries:
+        try:
+            if event.get("type") == "tick":
+                game.advance(t)
+            else:
+                game.handle(parse_event(event), t)
+        except VoicehostError:
+            continue
+    return game
 
 
 def _header_rules(header: Any, where: str) -> RuleOptions:
@@ -70,24 +117,37 @@ def _header_rules(header: Any, where: str) -> RuleOptions:
 
 
 def replay(path: Path) -> tuple[Moderator, list[Output]]:
+    game, outputs, _ = replay_entries(path)
+    return game, outputs
+
+
+def replay_entries(path: Path) -> tuple[Moderator, list[Output], list[tuple[float, dict[str, Any]]]]:
     """Rebuild the game a journal describes; a torn last line (a crash mid-write) is dropped."""
     lines = path.read_text(encoding="utf-8").splitlines()
     if not lines:
         raise InputError(f"{path}: the journal is empty")
     try:
-        game = Moderator(_header_rules(json.loads(lines[0]), f"{path}:1"))
+        rules = _header_rules(json.loads(lines[0]), f"{path}:1")
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}:1: not JSON ({exc.msg})") from None
+    game = Moderator(rules)
     outputs: list[Output] = []
+    entries: list[tuple[float, dict[str, Any]]] = []
     for number, line in enumerate(lines[1:], start=2):
         try:
             entry = json.loads(line)
-        except json.JSONDecodeError:
+            t, event = float(entry["t"]), entry["event"]
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
             if number == len(lines):
                 break
-            raise InputError(f"{path}:{number}: not JSON") from None
-        event = entry.get("event", {})
-        t = float(entry["t"])
+            raise InputError(f"{path}:{number}: not a journal entry") from None
+        if event.get("type") == "undo":
+            index = last_host_input(entries)
+            if index is not None:
+                del entries[index]
+            game = rebuild(rules, entries)
+            game.advance(t)
+            continue
         try:
             if event.get("type") == "tick":
                 outputs += game.advance(t)
@@ -95,4 +155,5 @@ def replay(path: Path) -> tuple[Moderator, list[Output]]:
                 outputs += game.handle(parse_event(event), t)
         except VoicehostError as exc:
             raise InputError(f"{path}:{number}: {exc}") from None
-    return game, outputs
+        entries.append((t, event))
+    return game, outputs, entries

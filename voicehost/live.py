@@ -14,7 +14,7 @@ from voicehost.errors import VoicehostError
 from voicehost.game.events import Event, Heard, parse_event
 from voicehost.game.moderator import Moderator
 from voicehost.game.model import Output, Phase
-from voicehost.journal import Journal, Table, replay
+from voicehost.journal import Journal, Table, replay_entries
 from voicehost.phrases.words import Word
 from voicehost.rules import RuleOptions
 from voicehost.tts import Speaker
@@ -109,11 +109,18 @@ class LiveTable:
             self.clock.skip_to(self.game_now() + self.lag + seconds)
             return self.tick()
 
-    def _emit(self, outputs: list[Output]) -> None:
+    def undo(self) -> dict:
+        """Take back the last host input; returns what was undone."""
+        with self.lock:
+            undone = self.table.undo(self.game_now())
+            self._emit([], changed=True)
+            return undone
+
+    def _emit(self, outputs: list[Output], *, changed: bool = False) -> None:
         for output in outputs:
             if output.kind == "say" and self.speaker is not None:
-                self.speaker.say(output.text, private=output.private)
-        if outputs:
+                self.speaker.say(output.text, private=output.private, at=output.t)
+        if outputs or changed:
             for listener in list(self.listeners):
                 try:
                     listener(outputs)
@@ -130,8 +137,8 @@ def open_table(rules: RuleOptions, journal: Path, *, resume: bool) -> tuple[Tabl
     if resume:
         if not journal.is_file():
             raise VoicehostError(f"no journal at {journal} to resume")
-        game, outputs = replay(journal)
-        return Table(game, Journal(journal, game.rules, fsync=True, resume=True)), outputs
+        game, outputs, entries = replay_entries(journal)
+        return Table(game, Journal(journal, game.rules, fsync=True, resume=True), entries), outputs
     journal.parent.mkdir(parents=True, exist_ok=True)
     game = Moderator(rules)
     return Table(game, Journal(journal, rules, fsync=True)), []

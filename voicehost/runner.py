@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 import threading
 from typing import TextIO
@@ -118,6 +119,51 @@ def _run_microphone(config: Config, rules: RuleOptions, options: RunOptions) -> 
         finish(live, options)
     options.out.write(summary(live) + "\n")
     return 0
+
+
+def serve(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    """The page for a game that a simulate script drove to where it stands;
+    from there the game goes on live, on the real clock."""
+    from voicehost.game.moderator import Moderator
+    from voicehost.journal import Journal, Table
+    from voicehost.live import LiveTable
+    from voicehost.simulate import load_script, simulate
+
+    config, rules = _settings(args)
+    journal = Journal(args.journal, rules, fsync=True) if args.journal else None
+    table = Table(Moderator(rules), journal)
+    if args.script:
+        lines, where = load_script(args.script)
+        simulate(lines, rules, where, table)
+    live = LiveTable(table, GameClock(start_at=table.game.now))
+    live.listeners.append(print_outputs(out))
+    try:
+        asyncio.run(_serve_forever(live, config, args, out))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if journal:
+            journal.close()
+    return 0
+
+
+async def _serve_forever(live, config: Config, args: argparse.Namespace, out: TextIO) -> None:
+    from voicehost.web.server import start_server
+
+    server = await start_server(live, config, lan=args.lan, port=args.port, out=out)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        while not stop.is_set():
+            live.tick()
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=0.05)
+            except asyncio.TimeoutError:
+                pass
+    finally:
+        await server.cleanup()
 
 
 def train(args: argparse.Namespace, out: TextIO = sys.stdout, stdin: TextIO = sys.stdin) -> int:

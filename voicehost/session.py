@@ -74,7 +74,8 @@ def build(config: Config, rules: RuleOptions, options: RunOptions, clock) -> tup
     speaker = None
     if voice is not None:
         table_sink, earpiece = _sinks(config, options)
-        speaker = Speaker(voice, table_sink, earpiece, clock.now, tail=config.tts.echo_tail)
+        speaker = Speaker(voice, table_sink, earpiece, clock.now, tail=config.tts.echo_tail,
+                          realtime=isinstance(clock, GameClock))
         speaker.prerender(fixed_phrases(table.game), config.path("models/.phrase-cache"))
     live = LiveTable(table, clock, speaker)
     live.journal_path = journal  # type: ignore[attr-defined]

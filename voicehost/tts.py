@@ -137,6 +137,7 @@ class Spoken:
 class _Item:
     text: str
     private: bool
+    at: float | None = None  # game time of the decision
     decided: float = field(default_factory=time.perf_counter)
 
 
@@ -147,8 +148,13 @@ class Speaker:
     Remembers when it spoke, so the listener can ignore its own voice."""
 
     def __init__(self, voice: Voice | None, table: Sink, earpiece: Sink | None,
-                 clock: Callable[[], float], *, tail: float = 0.3) -> None:
+                 clock: Callable[[], float], *, tail: float = 0.3, realtime: bool = True) -> None:
         self.voice = voice
+        # On a real clock playback starts when the device takes the audio; on an
+        # audio clock (a recorded game, faster than real time) it is scheduled
+        # in game time: at the decision, or when the previous answer ends.
+        self.realtime = realtime
+        self._free_at = float("-inf")
         self.table = table
         self.earpiece = earpiece
         self.clock = clock
@@ -171,11 +177,11 @@ class Speaker:
                 self.cache[text] = _cached_render(self.voice, text, folder)
         return len(self.cache)
 
-    def say(self, text: str, *, private: bool = False) -> None:
+    def say(self, text: str, *, private: bool = False, at: float | None = None) -> None:
         if private and self.earpiece is None:
             return  # private answers go to the host's page only
         self._idle.clear()
-        self._queue.put(_Item(text, private))
+        self._queue.put(_Item(text, private, at))
 
     def wait(self, timeout: float = 30.0) -> bool:
         """Until everything queued has been played."""
@@ -220,8 +226,15 @@ class Speaker:
         record: Spoken | None = None
         for clip in clips:
             if record is None:
-                record = Spoken(item.text, item.private, self.clock(), 0.0, cached is not None,
+                record = Spoken(item.text, item.private, self._start(item), 0.0, cached is not None,
                                 time.perf_counter() - item.decided)
                 self.spoken.append(record)
             record.seconds += clip.seconds
             sink.play(clip)
+        if record is not None and not item.private:
+            self._free_at = record.start + record.seconds
+
+    def _start(self, item: _Item) -> float:
+        if self.realtime or item.at is None:
+            return self.clock()
+        return max(item.at, self._free_at)

@@ -65,11 +65,11 @@ class Control:
 
 Event = Setup | Heard | Speech | Votes | LiftVotes | SeatEvent | BestMove | Control
 
-SEAT_EVENTS = ("shot", "don_check", "sheriff_check", "foul", "disqualify", "leave_table",
+SEAT_EVENTS = ("shot", "don_check", "sheriff_check", "foul", "unfoul", "disqualify", "leave_table",
                "best_player", "worst_player")
 CONTROLS = ("pause", "resume", "next")
 # Inputs that apply where the game stands, without advancing it (simulate).
-IMMEDIATE = ("foul", "disqualify", "leave_table")
+IMMEDIATE = ("foul", "unfoul", "disqualify", "leave_table")
 EVENT_TYPES = ("setup", "word", "speech", "votes", "lift_votes", "best_move") + SEAT_EVENTS + CONTROLS
 
 

@@ -252,7 +252,7 @@ class Moderator:
 
     def _precheck_seat_event(self, event: SeatEvent) -> None:
         seat = event.seat
-        if event.type in ("foul", "disqualify", "leave_table", "shot") and seat is not None:
+        if event.type in ("foul", "unfoul", "disqualify", "leave_table", "shot") and seat is not None:
             if seat not in self.alive and not (event.type != "shot" and self._in_own_last_word(seat)):
                 raise self.error(f"seat {seat} is not in the game", event)
         if event.type in ("don_check", "sheriff_check"):
@@ -347,6 +347,7 @@ class Moderator:
             "don_check": self._don_check,
             "sheriff_check": self._sheriff_check,
             "foul": self._foul,
+            "unfoul": self._unfoul,
             "disqualify": lambda seat: self._removal(seat, Cause.DISQUALIFIED),
             "leave_table": lambda seat: self._removal(seat, Cause.LEFT_TABLE),
             "best_player": lambda seat: self._award(seat, "best_player"),
@@ -802,6 +803,15 @@ class Moderator:
                 self.silenced.add(seat)
         else:
             self._say("foul", seat=seat, count=count)
+
+    def _unfoul(self, seat: int) -> None:
+        """The host takes back a foul given by mistake (a removal stays)."""
+        if self.fouls[seat] == 0:
+            raise self.error(f"seat {seat} has no foul to take back", SeatEvent("unfoul", seat))
+        self.fouls[seat] -= 1
+        if self.fouls[seat] < 3:
+            self.silenced.discard(seat)
+        self._say("unfoul", seat=seat, count=self.fouls[seat])
 
     def _removal(self, seat: int, cause: Cause) -> None:
         """A removal by the host: 4th foul, disqualification, leaving the table."""

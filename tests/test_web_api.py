@@ -1,0 +1,282 @@
+"""The companion page's API and access rules, with aiohttp's test client:
+pairing, PIN lockout, Host/Origin/CSRF checks, headers, validation through the
+moderator, undo, downloads — and nothing public ever carries a secret."""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import re
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from tests.conftest import ROLES
+from voicehost.game.model import Phase
+from voicehost.game.moderator import Moderator
+from voicehost.journal import Table
+from voicehost.live import AudioClock, LiveTable
+from voicehost.rules import rules_for
+from voicehost.web.access import Access, allowed_hosts
+from voicehost.web.server import STATIC, Hub, make_app
+
+SECRETS = re.compile(r"\b(citizen|sheriff|not_sheriff|mafia|don|black|red)\b|Шериф —|— чёрный|— красный"
+                     r"|только вам|\"role\"")
+
+
+@contextlib.asynccontextmanager
+async def page(setup: bool = True):
+    clock = AudioClock()
+    live = LiveTable(Table(Moderator(rules_for("4mafia"))), clock)
+    if setup:
+        live.apply_json({"type": "setup", "roles": ROLES})
+    access = Access(set())
+    hub = Hub(live, asyncio.get_running_loop())
+    app = make_app(live, access, hub, io.StringIO(), lambda: f"/pair/{access.token}")
+    server = TestServer(app, host="127.0.0.1")
+    client = TestClient(server)
+    await client.start_server()
+    access.hosts = allowed_hosts("127.0.0.1", server.port)
+    client.origin = f"http://127.0.0.1:{server.port}"
+    pump = asyncio.create_task(hub.pump())
+    try:
+        yield client, live, access
+    finally:
+        pump.cancel()
+        await client.close()
+
+
+async def paired(client, access) -> dict:
+    response = await client.get(f"/pair/{access.token}", allow_redirects=False)
+    assert response.status == 303 and response.headers["Location"] == "/"
+    cookie = response.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
+    state = await (await client.get("/api/state")).json()
+    return state
+
+
+def post(client, path: str, body, csrf: str | None = None, origin: str | None = None):
+    headers = {"Origin": origin or client.origin}
+    if csrf is not None:
+        headers["X-CSRF-Token"] = csrf
+    return client.post(path, json=body, headers=headers)
+
+
+def until(live: LiveTable, phase: Phase) -> None:
+    while live.game.phase is not phase:
+        live.clock.skip_to(live.game.next_deadline())
+        live.tick()
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_no_cookie_is_401():
+    async def go():
+        async with page() as (client, live, access):
+            for path in ("/api/state", "/api/protocol.json", "/api/protocol.csv", "/"):
+                assert (await client.get(path)).status == 401, path
+            assert (await post(client, "/api/input", {"type": "foul", "seat": 1}, csrf="x")).status == 401
+            assert (await client.get("/api/ws", headers={"Origin": client.origin})).status == 401
+    run(go())
+
+
+def test_pairing_token_is_one_time_and_leaves_the_url():
+    async def go():
+        async with page() as (client, live, access):
+            token = access.token
+            state = await paired(client, access)
+            assert state["phase_id"] == "mafia_meeting" and state["csrf"]
+            assert access.token != token  # spent; a fresh one for the next device
+            client.session.cookie_jar.clear()
+            assert (await client.get(f"/pair/{token}", allow_redirects=False)).status == 401
+    run(go())
+
+
+def test_pin_pairs_and_locks_after_five_failures():
+    async def go():
+        async with page() as (client, live, access):
+            ok = await client.post("/pin", data={"pin": access.pin}, headers={"Origin": client.origin})
+            assert ok.status == 200 and "HttpOnly" in ok.headers["Set-Cookie"]
+            client.session.cookie_jar.clear()
+            for _ in range(5):
+                wrong = await client.post("/pin", data={"pin": "000000" if access.pin != "000000" else "111111"},
+                                          headers={"Origin": client.origin})
+                assert wrong.status == 401
+            locked = await client.post("/pin", data={"pin": access.pin}, headers={"Origin": client.origin})
+            assert locked.status == 429 and "locked" in (await locked.json())["error"]
+            assert (await client.get("/api/state")).status == 401
+    run(go())
+
+
+def test_foreign_origin_and_host_are_refused():
+    async def go():
+        async with page() as (client, live, access):
+            state = await paired(client, access)
+            evil = await post(client, "/api/input", {"type": "foul", "seat": 1}, state["csrf"],
+                              origin="http://evil.example")
+            assert evil.status == 403
+            no_origin = await client.post("/api/input", json={"type": "foul", "seat": 1},
+                                          headers={"X-CSRF-Token": state["csrf"]})
+            assert no_origin.status == 403
+            ws = await client.get("/api/table/ws", headers={"Origin": "http://evil.example"})
+            assert ws.status == 403
+            rebinding = await client.get("/table", headers={"Host": "attacker.example:80"})
+            assert rebinding.status == 421
+            assert live.game.fouls[1] == 0
+    run(go())
+
+
+def test_csrf_token_required_on_posts():
+    async def go():
+        async with page() as (client, live, access):
+            state = await paired(client, access)
+            assert (await post(client, "/api/input", {"type": "foul", "seat": 1})).status == 403
+            assert (await post(client, "/api/input", {"type": "foul", "seat": 1}, "wrong")).status == 403
+            good = await post(client, "/api/input", {"type": "foul", "seat": 1}, state["csrf"])
+            assert good.status == 200 and live.game.fouls[1] == 1
+    run(go())
+
+
+def test_security_headers_everywhere():
+    async def go():
+        async with page() as (client, live, access):
+            for path in ("/table", "/api/table", "/pin", "/static/host.js", "/"):
+                response = await client.get(path)
+                csp = response.headers.get("Content-Security-Policy", "")
+                assert csp.startswith("default-src 'self'"), path
+                assert response.headers["X-Content-Type-Options"] == "nosniff"
+                assert response.headers["X-Frame-Options"] == "DENY"
+    run(go())
+
+
+def test_assets_are_local_only():
+    for path in STATIC.iterdir():
+        text = path.read_text("utf-8")
+        assert not re.search(r"(src|href)=\"(https?:)?//", text), path.name
+        assert "<script>" not in text and " style=" not in text and "onclick" not in text, path.name
+
+
+def test_invalid_input_is_4xx_with_the_reason_and_changes_nothing():
+    async def go():
+        async with page() as (client, live, access):
+            state = await paired(client, access)
+            csrf = state["csrf"]
+            until(live, Phase.SPEECH)
+            live.hear([])
+            for body, status, needle in [
+                ({"type": "votes", "counts": {"7": 3}}, 409, "does not fit"),
+                ({"type": "foul", "seat": 11}, 400, "seat 1..10"),
+                ({"type": "dance"}, 400, "not a host input"),
+                ({"type": "word", "word": "спасибо", "start": 1, "end": 2}, 400, "not a host input"),
+                ({"type": "best_player", "seat": 3}, 409, "does not fit"),
+                ({"type": "shot", "seat": 5}, 409, "does not fit"),
+            ]:
+                before = await (await client.get("/api/state")).json()
+                response = await post(client, "/api/input", body, csrf)
+                assert response.status == status, body
+                assert needle in (await response.json())["error"]
+                after = await (await client.get("/api/state")).json()
+                for key in ("seats", "nominations", "phase_id", "votes", "out", "log"):
+                    assert before[key] == after[key], key
+            bad_json = await client.post("/api/input", data="{", headers={
+                "Origin": client.origin, "X-CSRF-Token": csrf, "Content-Type": "application/json"})
+            assert bad_json.status == 400
+    run(go())
+
+
+def test_vote_entry_and_undo_through_the_page():
+    async def go():
+        async with page() as (client, live, access):
+            state = await paired(client, access)
+            csrf = state["csrf"]
+            until(live, Phase.SPEECH)
+            live.hear(_words(live, "выставляю седьмого спасибо"))
+            live.hear(_words(live, "выставляю третьего спасибо"))
+            until(live, Phase.TALLY)
+            state = await (await client.get("/api/state")).json()
+            assert state["candidates"] == [7, 3] and state["voters"] == 10
+            response = await post(client, "/api/input", {"type": "votes", "counts": {"7": 7}}, csrf)
+            assert response.status == 200
+            assert (await response.json())["out"] == [7]
+            undo = await post(client, "/api/undo", {}, csrf)
+            assert undo.status == 200 and (await undo.json())["undone"]["type"] == "votes"
+            assert live.game.phase is Phase.TALLY and 7 in live.game.alive
+    run(go())
+
+
+def _words(live: LiveTable, text: str):
+    from voicehost.phrases.words import words_from_text
+
+    return [w.shifted(live.game.now) for w in words_from_text(text)]
+
+
+def test_forbidden_word_suggestion_with_one_tap_foul():
+    async def go():
+        async with page() as (client, live, access):
+            state = await paired(client, access)
+            until(live, Phase.SPEECH)
+            live.hear(_words(live, "я честно мирный"))
+            state = await (await client.get("/api/state")).json()
+            (hint,) = state["suggestions"]
+            assert (hint["seat"], hint["word"], hint["suggest"]) == (1, "честно", "foul")
+            assert live.game.fouls[1] == 0  # never applied by itself
+            response = await post(client, "/api/input", {"type": "foul", "seat": 1, "suggestion": hint["id"]},
+                                  state["csrf"])
+            assert response.status == 200 and live.game.fouls[1] == 1
+            assert (await response.json())["suggestions"] == []
+    run(go())
+
+
+def test_roles_hidden_until_revealed():
+    async def go():
+        async with page() as (client, live, access):
+            state = await paired(client, access)
+            assert all("role" not in seat for seat in state["seats"])
+            shown = await (await post(client, "/api/reveal", {"show": True}, state["csrf"])).json()
+            assert [s["role"] for s in shown["seats"]][:4] == ["citizen", "mafia", "citizen", "don"]
+    run(go())
+
+
+def test_protocol_downloads():
+    async def go():
+        async with page() as (client, live, access):
+            await paired(client, access)
+            data = await (await client.get("/api/protocol.json")).json()
+            assert data["ruleset"] == "4mafia" and set(data["points"]) == {str(s) for s in range(1, 11)}
+            csv_text = await (await client.get("/api/protocol.csv")).text()
+            assert csv_text.splitlines()[0] == "seat,role,points,fouls,eliminated,cause,when"
+    run(go())
+
+
+def test_table_view_never_carries_a_secret():
+    async def go():
+        async with page() as (client, live, access):
+            state = await paired(client, access)
+            csrf = state["csrf"]
+            await post(client, "/api/reveal", {"show": True}, csrf)
+            until(live, Phase.HUNT)
+            await post(client, "/api/input", {"type": "shot", "seat": 5}, csrf)
+            until(live, Phase.DON_CHECK)
+            seen = []
+            ws = await client.ws_connect("/api/table/ws", headers={"Origin": client.origin})
+            seen.append(await ws.receive_str())
+            assert (await post(client, "/api/input", {"type": "don_check", "seat": 6}, csrf)).status == 200
+            assert (await post(client, "/api/input", {"type": "sheriff_check", "seat": 2}, csrf)).status == 200
+            host = await (await client.get("/api/state")).json()
+            assert "Шериф" in json.dumps(host, ensure_ascii=False)  # the host does see the answers
+            until(live, Phase.LAST_WORD)
+            await asyncio.sleep(0.05)
+            seen.append(await asyncio.wait_for(ws.receive_str(), 5))
+            await ws.close()
+            for path in ("/table", "/api/table", "/static/table.js", "/static/common.js", "/static/style.css"):
+                seen.append(await (await client.get(path)).text())
+            client.session.cookie_jar.clear()
+            for path in ("/", "/api/state", "/pin", "/pair/wrong", "/api/protocol.json"):
+                seen.append(await (await client.get(path)).text())
+            for text in seen:
+                decoded = json.dumps(json.loads(text), ensure_ascii=False) if text.startswith("{") else text
+                assert not SECRETS.search(decoded), SECRETS.search(decoded)
+    run(go())

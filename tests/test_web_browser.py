@@ -1,0 +1,121 @@
+"""A real browser (Debian's chromium, driven by Playwright) pairs with the page
+and plays the rest of a game by clicking: the day-2 tally, the night's shot
+and check with its private answer, fouls to the end, the best player. The
+pages pass an axe-core check with zero violations; a screenshot is kept."""
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from tests.conftest import ROOT
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run", "--disable-quic"]
+AXE = ROOT / "tests" / "web" / "node_modules" / "axe-core" / "axe.min.js"
+SHORT = ["last_word_seconds=2", "speech_seconds=20", "warning_seconds=0", "number_call_seconds=0.1",
+         "don_seconds=2", "sheriff_seconds=60", "vote_seconds=0.2", "tie_speech_seconds=2"]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def served(tmp_path):
+    port = free_port()
+    args = [sys.executable, "-m", "voicehost", "serve", "--script", str(ROOT / "tests/web/short_game.jsonl"),
+            "--port", str(port), "--journal", str(tmp_path / "journal.jsonl")]
+    for pair in SHORT:
+        args += ["--set", pair]
+    log = (tmp_path / "serve.log").open("w")
+    proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    deadline = time.monotonic() + 30
+    url = None
+    while time.monotonic() < deadline and url is None:
+        match = re.search(r"host page: (\S+)", (tmp_path / "serve.log").read_text("utf-8"))
+        url = match.group(1) if match else None
+        time.sleep(0.1)
+    assert url, (tmp_path / "serve.log").read_text("utf-8")
+    yield url, f"http://127.0.0.1:{port}", tmp_path
+    proc.terminate()
+    proc.wait(timeout=10)
+    log.close()
+
+
+def axe_violations(page) -> list:
+    page.evaluate(AXE.read_text("utf-8") + "\n;0")
+    return page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+                         ".map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))")
+
+
+def test_pair_and_play_by_clicking(served):
+    url, base, folder = served
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        page = browser.new_page(viewport={"width": 900, "height": 1400})
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+
+        page.goto(url)
+        expect(page).to_have_url(base + "/")
+        expect(page.get_by_role("heading", name="Ведущий")).to_be_visible()
+        expect(page.locator("#phase")).to_contain_text("Подсчёт голосов", timeout=10_000)
+        assert axe_violations(page) == []
+
+        # Day 2 tally: 4 and 9 nominated, 8 vote; the remainder is shown live.
+        votes = page.get_by_label("За то, чтобы ушёл игрок 4")
+        votes.fill("6")
+        expect(page.locator("#remainder")).to_have_text("игрок 9: 2")
+        page.get_by_role("button", name="Записать голоса").click()
+        expect(page.locator("#seats tr").nth(3)).to_contain_text("нет")
+
+        # Night 3: the shot, then the Sheriff's check with its private answer.
+        page.get_by_label("Выстрел мафии").select_option("1", timeout=15_000)
+        page.get_by_role("button", name="Записать выстрел").click()
+        page.get_by_label("Проверка Шерифа").select_option("2", timeout=15_000)
+        page.get_by_role("button", name="Проверить").last.click()
+        expect(page.locator("#log")).to_contain_text("(только вам) Игрок номер 2 — чёрный")
+        expect(page.locator("[aria-live]")).not_to_contain_text("чёрный")
+        assert axe_violations(page) == []
+
+        # The last black player collects four fouls: removed, red wins.
+        plus = page.get_by_role("button", name="Фол игроку 2")
+        for _ in range(4):
+            plus.click()
+            page.wait_for_timeout(150)
+        expect(page.locator("#winner")).to_have_text("Стоп игра. Победа мирного города", timeout=10_000)
+        page.get_by_label("Лучший игрок").select_option("6")
+        page.get_by_role("button", name="Назвать").first.click()
+        expect(page.locator("#points")).to_contain_text("6: 1.75")
+        page.screenshot(path=str(folder / "host.png"), full_page=True)
+        assert axe_violations(page) == []
+
+        # A bad input is refused with the reason, in an alert, and changes nothing.
+        page.get_by_role("button", name="Назвать").first.click()
+        expect(page.get_by_role("alert")).to_contain_text("already named")
+
+        table = browser.new_page()
+        table.goto(base + "/table")
+        expect(table.locator("#phase")).to_have_text("Стоп игра")
+        assert "чёрный" not in table.content() and "sheriff" not in table.content()
+        assert axe_violations(table) == []
+        table.screenshot(path=str(folder / "table.png"))
+
+        pin = browser.new_page()
+        pin.goto(base + "/pin")
+        assert axe_violations(pin) == []
+        # The one refused input above is the only failed request the pages made.
+        assert [e for e in errors if "409" not in e] == []
+        browser.close()
+    assert (folder / "host.png").stat().st_size > 10_000

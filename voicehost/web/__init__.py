@@ -1,0 +1,1 @@
+"""The companion page: the host's panel and the table view, served by aiohttp."""

@@ -1,0 +1,15 @@
+"use strict";
+document.getElementById("pin-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const error = document.getElementById("error");
+  error.textContent = "";
+  const body = new URLSearchParams(new FormData(event.target));
+  try {
+    const response = await fetch("/pin", { method: "POST", body, credentials: "same-origin" });
+    if (response.ok) { window.location.assign("/"); return; }
+    const data = await response.json();
+    error.textContent = data.error || "Не получилось";
+  } catch (e) {
+    error.textContent = "Нет связи с voicehost";
+  }
+});
