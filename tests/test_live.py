@@ -170,3 +170,18 @@ def test_recorded_game_schedules_speech_in_game_time():
     speaker.close()
     assert [(s.start, s.seconds) for s in speaker.spoken] == [(80.0, 1.0), (81.0, 1.0)]
     assert speaker.is_echo(81.5, 81.8) and not speaker.is_echo(90.0, 90.3)
+
+
+def test_train_typed_explains_each_phrase(capsys):
+    import subprocess
+    import sys
+
+    lines = "выставляю пожалуй седьмого\nвыставляю <12> седьмого\nвыставляю седьмого\nсемь\n\n"
+    proc = subprocess.run([sys.executable, "-m", "voicehost", "train", "--text", "--mute"], input=lines,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    verdicts = proc.stdout.splitlines()[1:]
+    assert verdicts == ["Не принято: лишнее слово «пожалуй» между «выставляю» и номером",
+                        "Не принято: пауза 12 секунд — больше 10",
+                        "Принят номер 7",
+                        "Номинации не было: скажите «выставляю» и номер игрока"]

@@ -101,3 +101,25 @@ def test_unknown_device_is_one_clear_line(alsa_home):
             print(exc)
     """)
     assert "no input device 'no such mic'" in proc.stdout and "vhmic" in proc.stdout
+
+
+def _config_with_model(tmp_path: Path, device: str = "") -> Path:
+    from tests.realparts import KO_MODEL
+
+    path = tmp_path / "config.toml"
+    path.write_text(f'[asr]\nmodel = "{KO_MODEL}"\n[audio]\ninput_device = "{device}"\n', "utf-8")
+    return path
+
+
+@pytest.mark.parametrize("device,needle", [("", "no microphone found"), ("studio mic", "no input device 'studio mic'")])
+def test_run_without_the_microphone_is_one_line(device, needle, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    proc = subprocess.run([sys.executable, "-m", "voicehost", "run", "--config", str(_config_with_model(tmp_path, device)),
+                           "--journal", str(tmp_path / "j.jsonl")],
+                          capture_output=True, text=True, env={**os.environ, "HOME": str(home)}, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2
+    (line,) = proc.stderr.strip().splitlines()
+    assert needle in line and "devices" in line
+    assert not (tmp_path / "j.jsonl").exists()

@@ -250,23 +250,30 @@ def find_device(spec: str | int | None, *, output: bool) -> Device | None:
     return found[0]
 
 
+def _open_device(pyaudio, device: str | int | None, *, output: bool):
+    """A PyAudio instance and the device's info; one clear line when there is none."""
+    pa = pyaudio.PyAudio()
+    try:
+        found = find_device(device, output=output)
+        if found:
+            return pa, pa.get_device_info_by_index(found.index)
+        return pa, (pa.get_default_output_device_info() if output else pa.get_default_input_device_info())
+    except OSError:
+        pa.terminate()
+        what, key = ("speaker", "table_device") if output else ("microphone", "input_device")
+        raise AudioError(f"no {what} found: connect one, or name it as [audio] {key} in config.toml "
+                         f"(see `voicehost devices`)") from None
+    except AudioError:
+        pa.terminate()
+        raise
+
+
 class MicrophoneSource:
     """Captures from a PyAudio input device, resampled to 16 kHz mono."""
 
     def __init__(self, device: str | int | None = None, chunk_seconds: float = CHUNK_SECONDS) -> None:
         pyaudio = _pyaudio()
-        self._pa = pyaudio.PyAudio()
-        try:
-            found = find_device(device, output=False)
-            info = (self._pa.get_device_info_by_index(found.index) if found
-                    else self._pa.get_default_input_device_info())
-        except OSError:
-            self._pa.terminate()
-            raise AudioError("no microphone found: plug one in, or name it with --input-device "
-                             "(see `voicehost devices`)") from None
-        except AudioError:
-            self._pa.terminate()
-            raise
+        self._pa, info = _open_device(pyaudio, device, output=False)
         self.rate = int(info["defaultSampleRate"])
         self.channels = 1
         self.frames = int(self.rate * chunk_seconds)
@@ -340,18 +347,7 @@ class SpeakerSink:
 
     def __init__(self, device: str | int | None = None) -> None:
         self._pyaudio = _pyaudio()
-        self._pa = self._pyaudio.PyAudio()
-        try:
-            found = find_device(device, output=True)
-            self._info = (self._pa.get_device_info_by_index(found.index) if found
-                          else self._pa.get_default_output_device_info())
-        except OSError:
-            self._pa.terminate()
-            raise AudioError("no speaker found: connect one, or name it with --table-device "
-                             "(see `voicehost devices`)") from None
-        except AudioError:
-            self._pa.terminate()
-            raise
+        self._pa, self._info = _open_device(self._pyaudio, device, output=True)
         self.name = self._info["name"]
         self._streams: dict[int, object] = {}
 
