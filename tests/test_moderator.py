@@ -601,3 +601,9 @@ def test_next_closes_the_floor():
     play = Play().speech(1)
     play.step({"type": "next"})
     assert play.game.floor.seat == 2
+
+
+def test_mafclubspb_speaks_its_own_announcements():
+    play = Play("mafclubspb").speech(1)
+    texts = play.texts()
+    assert "Засыпает Дон" in texts and "Утро. Все просыпаются" in texts and "Дон засыпает" not in texts

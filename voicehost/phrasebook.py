@@ -48,6 +48,7 @@ def _check(section: dict[str, Any], where: str) -> dict[str, str]:
 
 @lru_cache(maxsize=8)
 def load_phrasebook(name: str = "phrasebook.ru", folder: Path = GRAMMARS) -> Phrasebook:
+    """A phrasebook; one that `inherit`s takes its parent's sentences and overrides some."""
     path = folder / f"{name}.toml"
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -55,4 +56,10 @@ def load_phrasebook(name: str = "phrasebook.ru", folder: Path = GRAMMARS) -> Phr
         raise DataError(f"no phrasebook '{name}' ({path})") from exc
     except tomllib.TOMLDecodeError as exc:
         raise DataError(f"{path}: {exc}") from exc
-    return Phrasebook(_check(data.get("say", {}), str(path)), _check(data.get("explain", {}), str(path)))
+    say = _check(data.get("say", {}), str(path))
+    explain = _check(data.get("explain", {}), str(path))
+    parent = data.get("inherit")
+    if parent:
+        base = load_phrasebook(parent, folder)
+        say, explain = {**base.say, **say}, {**base.explain, **explain}
+    return Phrasebook(say, explain)

@@ -14,7 +14,8 @@ from voicehost.errors import DataError
 from voicehost.paths import GRAMMARS
 
 _EDGE_PUNCT = re.compile(r"^[^\w%№']+|[^\w%№']+$")
-_NUMBERED = re.compile(r"^№?(\d+)$")
+# Digits, "№7", and digits with an ordinal ending as people type them ("7-го", "7й").
+_NUMBERED = re.compile(r"^№?(\d+)(?:-?(?:й|я|е|го|му|м|ой|ую|ый|ого|ому|ым|ом|ая|ое|ые|ых|ю))?$")
 
 
 def normalize(word: str) -> str:
