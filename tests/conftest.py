@@ -46,12 +46,14 @@ class Play:
         from voicehost.journal import Table
         from voicehost.simulate import Simulation
 
-        self.game = Moderator(rules_for(ruleset, overrides or None))
+        from voicehost.game.moderator import new_game
+
+        self.game = new_game(rules_for(ruleset, overrides or None))
         self.sim = Simulation(self.game, Table(self.game))
         self.step({"type": "setup", "roles": roles or ROLES})
 
     def step(self, line: dict) -> "Play":
-        self.sim.step(parse_event(line))
+        self.sim.step(parse_event(line, self.game.max_seat))
         return self
 
     def speech(self, seat: int, text: str = "") -> "Play":

@@ -91,7 +91,7 @@ def test_phrasebooks_have_every_key_the_moderator_says():
 
 
 def test_every_preset_loads_with_every_key():
-    assert set(preset_names()) == {"4mafia", "fiim", "mafclubspb", "ua-club", "classic"}
+    assert set(preset_names()) == {"4mafia", "fiim", "mafclubspb", "ua-club", "classic", "city"}
     for name in preset_names():
         rules = load_preset(name)
         assert rules.name == name

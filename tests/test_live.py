@@ -1,8 +1,6 @@
 """The live table: clock, echo guard, typed play, journal with resume."""
 from __future__ import annotations
 
-import io
-import json
 
 import pytest
 

@@ -164,3 +164,79 @@ def test_random_games_keep_the_invariants_and_replay(rng):
         play.journal.close()
         replayed, _ = replay(path)
         assert snapshot(replayed) == snapshot(play.game)
+
+
+CITY_ROLES = ["mafia", "mafia", "commissar", "doctor", "lover", "maniac"]
+
+
+class RandomCityGame(RandomGame):
+    """The city variant: 8–11 players, host-named candidates, the night's actions."""
+
+    def __init__(self, rng: random.Random, journal_path: Path) -> None:
+        self.rules = rules_for("city")
+        self.rng = rng
+        from voicehost.game.moderator import new_game
+
+        self.game = new_game(self.rules)
+        self.journal = Journal(journal_path, self.rules)
+        self.sim = Simulation(self.game, Table(self.game, self.journal))
+        count = rng.randint(8, 11)
+        pool = rng.sample(CITY_ROLES, rng.randint(2, 6))
+        if "commissar" not in pool:
+            pool.append("commissar")
+        if "mafia" not in pool:
+            pool.append("mafia")
+        roles = (pool + ["citizen"] * count)[:count]
+        rng.shuffle(roles)
+        self.step({"type": "setup", "roles": {str(i + 1): r for i, r in enumerate(roles)}})
+        self.tally_sums = []
+
+    def step(self, line: dict) -> None:
+        self.sim.step(parse_event(line, 11))
+
+    def move(self) -> bool:
+        game, rng = self.game, self.rng
+        if game.phase is Phase.CANDIDATES:
+            alive = sorted(game.alive)
+            self.step({"type": "candidates", "seats": rng.sample(alive, rng.randint(0, min(3, len(alive))))})
+            return True
+        if game.phase is Phase.NIGHT_ACTION and rng.random() < 0.8:
+            action = game.windows[game.window]
+            from voicehost.game.city import ACTION_ROLE
+
+            actor = game._seat_of_role(ACTION_ROLE[action])
+            if actor in game.alive:
+                self.step({"type": action, "seat": rng.choice(sorted(game.alive) + [None])})
+                return True
+        return super().move()
+
+    def check_invariants(self) -> None:
+        from collections import Counter
+
+        game = self.game
+        sides = Counter(game._side(s) for s in game.alive)
+        others = len(game.alive) - sides["mafia"]
+        holds = {"city": sides["mafia"] == 0 and sides["maniac"] == 0,
+                 "maniac": sides["maniac"] > 0 and len(game.alive) <= 2,
+                 "mafia": sides["maniac"] == 0 and sides["mafia"] >= others}
+        if game.phase is Phase.GAME_OVER:
+            assert holds[game.winner], (game.winner, dict(sides))
+        else:
+            assert not any(holds.values()), (dict(sides), game.where())
+        for total, voters in self.tally_sums:
+            assert total == voters
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.randoms(use_true_random=False))
+def test_random_city_games_keep_the_invariants_and_replay(rng):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "journal.jsonl"
+        play = RandomCityGame(rng, path)
+        for _ in range(2000):
+            if play.game.phase is Phase.GAME_OVER or not play.move():
+                break
+            play.check_invariants()
+        play.journal.close()
+        replayed, _ = replay(path)
+        assert snapshot(replayed) == snapshot(play.game)

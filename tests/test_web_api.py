@@ -9,7 +9,6 @@ import io
 import json
 import re
 
-import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from tests.conftest import ROLES

@@ -187,7 +187,7 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from voicehost.game.moderator import Moderator
+    from voicehost.game.moderator import new_game
     from voicehost.game.protocol import protocol
     from voicehost.journal import Journal, Table
     from voicehost.simulate import load_script, simulate
@@ -195,7 +195,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     rules = _rules(args)
     script = None if args.script == "-" else Path(args.script)
     events, where = load_script(script, sys.stdin.read() if script is None else None)
-    game = Moderator(rules)
+    game = new_game(rules)
     journal = None
     if args.journal:
         fd, tmp = tempfile.mkstemp(dir=args.journal.parent, prefix=f".{args.journal.name}.")

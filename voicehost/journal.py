@@ -10,7 +10,7 @@ from typing import IO, Any
 
 from voicehost.errors import GameError, InputError, VoicehostError
 from voicehost.game.events import Event, event_to_json, parse_event
-from voicehost.game.moderator import Moderator
+from voicehost.game.moderator import Moderator, new_game
 from voicehost.game.model import Output
 from voicehost.rules import RuleOptions, rules_for
 
@@ -96,13 +96,13 @@ def last_host_input(entries: list[tuple[float, dict[str, Any]]]) -> int | None:
 
 def rebuild(rules: RuleOptions, entries: list[tuple[float, dict[str, Any]]]) -> Moderator:
     """The game these accepted inputs make; what no longer fits is passed over."""
-    game = Moderator(rules)
+    game = new_game(rules)
     for t, event in entries:
         try:
             if event.get("type") == "tick":
                 game.advance(t)
             else:
-                game.handle(parse_event(event), t)
+                game.handle(parse_event(event, game.max_seat), t)
         except VoicehostError:
             continue
     return game
@@ -130,7 +130,7 @@ def replay_entries(path: Path) -> tuple[Moderator, list[Output], list[tuple[floa
         rules = _header_rules(json.loads(lines[0]), f"{path}:1")
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}:1: not JSON ({exc.msg})") from None
-    game = Moderator(rules)
+    game = new_game(rules)
     outputs: list[Output] = []
     entries: list[tuple[float, dict[str, Any]]] = []
     for number, line in enumerate(lines[1:], start=2):
@@ -152,7 +152,7 @@ def replay_entries(path: Path) -> tuple[Moderator, list[Output], list[tuple[floa
             if event.get("type") == "tick":
                 outputs += game.advance(t)
             else:
-                outputs += game.handle(parse_event(event), t)
+                outputs += game.handle(parse_event(event, game.max_seat), t)
         except VoicehostError as exc:
             raise InputError(f"{path}:{number}: {exc}") from None
         entries.append((t, event))

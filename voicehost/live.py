@@ -12,7 +12,7 @@ from typing import Callable, Iterable
 
 from voicehost.errors import VoicehostError
 from voicehost.game.events import Event, Heard, parse_event
-from voicehost.game.moderator import Moderator
+from voicehost.game.moderator import Moderator, new_game
 from voicehost.game.model import Output, Phase
 from voicehost.journal import Journal, Table, replay_entries
 from voicehost.phrases.words import Word
@@ -81,7 +81,7 @@ class LiveTable:
             return outputs
 
     def apply_json(self, data: dict) -> list[Output]:
-        return self.apply(parse_event(data))
+        return self.apply(parse_event(data, self.game.max_seat))
 
     def hear(self, words: Iterable[Word]) -> list[Output]:
         """Recognized words with game-clock times; our own voice is dropped."""
@@ -140,7 +140,7 @@ def open_table(rules: RuleOptions, journal: Path, *, resume: bool) -> tuple[Tabl
         game, outputs, entries = replay_entries(journal)
         return Table(game, Journal(journal, game.rules, fsync=True, resume=True), entries), outputs
     journal.parent.mkdir(parents=True, exist_ok=True)
-    game = Moderator(rules)
+    game = new_game(rules)
     return Table(game, Journal(journal, rules, fsync=True)), []
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from voicehost.errors import DataError
 from voicehost.paths import GRAMMARS
 
-PLACEHOLDERS = {"seat", "seats", "count", "seconds", "word", "pause", "limit", "day"}
+PLACEHOLDERS = {"seat", "seats", "count", "seconds", "word", "pause", "limit", "day", "card"}
 
 
 def _fmt(value: Any) -> str:
@@ -26,6 +26,7 @@ def _fmt(value: Any) -> str:
 class Phrasebook:
     say: dict[str, str]
     explain: dict[str, str]
+    cards: dict[str, str]
 
     def text(self, key: str, **values: Any) -> str:
         return self.say[key].format(**{k: _fmt(v) for k, v in values.items()})
@@ -58,8 +59,9 @@ def load_phrasebook(name: str = "phrasebook.ru", folder: Path = GRAMMARS) -> Phr
         raise DataError(f"{path}: {exc}") from exc
     say = _check(data.get("say", {}), str(path))
     explain = _check(data.get("explain", {}), str(path))
+    cards = _check(data.get("cards", {}), str(path))
     parent = data.get("inherit")
     if parent:
         base = load_phrasebook(parent, folder)
-        say, explain = {**base.say, **say}, {**base.explain, **explain}
-    return Phrasebook(say, explain)
+        say, explain, cards = {**base.say, **say}, {**base.explain, **explain}, {**base.cards, **cards}
+    return Phrasebook(say, explain, cards)

@@ -124,14 +124,14 @@ def _run_microphone(config: Config, rules: RuleOptions, options: RunOptions) -> 
 def serve(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """The page for a game that a simulate script drove to where it stands;
     from there the game goes on live, on the real clock."""
-    from voicehost.game.moderator import Moderator
+    from voicehost.game.moderator import new_game
     from voicehost.journal import Journal, Table
     from voicehost.live import LiveTable
     from voicehost.simulate import load_script, simulate
 
     config, rules = _settings(args)
     journal = Journal(args.journal, rules, fsync=True) if args.journal else None
-    table = Table(Moderator(rules), journal)
+    table = Table(new_game(rules), journal)
     if args.script:
         lines, where = load_script(args.script)
         simulate(lines, rules, where, table)

@@ -9,7 +9,7 @@ from typing import Iterable
 
 from voicehost.errors import GameError, InputError, VoicehostError
 from voicehost.game.events import IMMEDIATE, Event, SeatEvent, event_type, parse_event
-from voicehost.game.moderator import Moderator
+from voicehost.game.moderator import Moderator, new_game
 from voicehost.game.model import Output, Phase
 from voicehost.journal import Table
 from voicehost.rules import RuleOptions
@@ -52,12 +52,12 @@ class Simulation:
             self.outputs += self.table.advance(deadline)
 
 
-def _parse_line(line: str) -> Event:
+def _parse_line(line: str, size: int) -> Event:
     try:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON ({exc.msg})") from None
-    return parse_event(data)
+    return parse_event(data, size)
 
 
 def read_script(lines: Iterable[str], where: str) -> list[tuple[int, str]]:
@@ -72,11 +72,11 @@ def read_script(lines: Iterable[str], where: str) -> list[tuple[int, str]]:
 def simulate(
     lines: list[tuple[int, str]], rules: RuleOptions, where: str, table: Table | None = None
 ) -> Simulation:
-    game = table.game if table else Moderator(rules)
+    game = table.game if table else new_game(rules)
     sim = Simulation(game, table or Table(game))
     for number, line in lines:
         try:
-            sim.step(_parse_line(line))
+            sim.step(_parse_line(line, game.max_seat))
         except VoicehostError as exc:
             raise ScriptError(f"{where}:{number}: {_with_phase(exc, game)}") from None
     sim.run_on()

@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from voicehost.errors import InputError
-from voicehost.game.model import ROLE_COUNTS, Output, Phase, Role
+from voicehost.game.model import ROLE_COUNTS, Output, Phase
 from voicehost.live import LiveTable
 from voicehost.phrases.words import words_from_text
 

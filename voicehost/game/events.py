@@ -8,13 +8,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from voicehost.errors import InputError
-from voicehost.game.model import SEATS, Role
+from voicehost.game.model import SEATS
 from voicehost.phrases.words import Word, parse_word, parse_words
 
 
 @dataclass(frozen=True)
 class Setup:
-    roles: dict[int, Role]
+    """The deal: seat -> role name (each game checks the names it knows)."""
+
+    roles: dict[int, str]
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """The city variant: the day's candidates, entered by the host."""
+
+    seats: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -63,23 +72,26 @@ class Control:
     type: str
 
 
-Event = Setup | Heard | Speech | Votes | LiftVotes | SeatEvent | BestMove | Control
+Event = Setup | Heard | Speech | Votes | LiftVotes | SeatEvent | BestMove | Control | Candidates
 
 SEAT_EVENTS = ("shot", "don_check", "sheriff_check", "foul", "unfoul", "disqualify", "leave_table",
-               "best_player", "worst_player")
+               "best_player", "worst_player", "heal", "visit", "commissar_check", "maniac_kill")
 CONTROLS = ("pause", "resume", "next")
+# Night inputs that may name nobody (a miss, no visit).
+NULLABLE = ("shot", "heal", "visit", "commissar_check", "maniac_kill")
 # Inputs that apply where the game stands, without advancing it (simulate).
 IMMEDIATE = ("foul", "unfoul", "disqualify", "leave_table")
-EVENT_TYPES = ("setup", "word", "speech", "votes", "lift_votes", "best_move") + SEAT_EVENTS + CONTROLS
+EVENT_TYPES = ("setup", "word", "speech", "votes", "lift_votes", "best_move", "candidates") + SEAT_EVENTS \
+    + CONTROLS
 
 
-def _seat(value: Any, what: str, *, allow_null: bool = False) -> int | None:
+def _seat(value: Any, what: str, *, allow_null: bool = False, seats: int = len(SEATS)) -> int | None:
     if value is None and allow_null:
         return None
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or value not in SEATS:
-        raise InputError(f"{what} must be a seat 1..10, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= seats:
+        raise InputError(f"{what} must be a seat 1..{seats}, got {value!r}")
     return value
 
 
@@ -89,57 +101,66 @@ def _count(value: Any, what: str) -> int:
     return value
 
 
-def _roles(value: Any) -> dict[int, Role]:
+def _roles(value: Any, seats: int) -> dict[int, str]:
     if not isinstance(value, dict):
-        raise InputError("setup 'roles' must map seats 1..10 to roles")
-    known = ", ".join(r.value for r in Role)
-    roles: dict[int, Role] = {}
+        raise InputError(f"setup 'roles' must map seats 1..{seats} to roles")
+    roles: dict[int, str] = {}
     for key, name in value.items():
-        seat = _seat(key, f"setup seat {key!r}")
-        try:
-            roles[seat] = Role(name)
-        except ValueError:
-            raise InputError(f"setup seat {seat}: unknown role {name!r} (known: {known})") from None
+        seat = _seat(key, f"setup seat {key!r}", seats=seats)
+        if not isinstance(name, str) or not name:
+            raise InputError(f"setup seat {seat}: the role must be a name, got {name!r}")
+        roles[seat] = name
     return roles
 
 
-def parse_event(data: Any) -> Event:
+def parse_event(data: Any, size: int = len(SEATS)) -> Event:
+    """One input from its JSON form; `size` is the table's last seat (10, or up to 11 in city)."""
     if not isinstance(data, dict):
         raise InputError("an event must be a JSON object with a 'type'")
     kind = data.get("type")
     if kind not in EVENT_TYPES:
         raise InputError(f"unknown event type {kind!r}")
+    def seat(value: Any, what: str, **kw: Any) -> Any:
+        return _seat(value, what, seats=size, **kw)
+
     if kind == "setup":
-        return Setup(_roles(data.get("roles")))
+        return Setup(_roles(data.get("roles"), size))
+    if kind == "candidates":
+        chosen = data.get("seats")
+        if not isinstance(chosen, list):
+            raise InputError("candidates 'seats' must be a list of seats")
+        return Candidates(tuple(seat(s, "candidates seat") for s in chosen))
     if kind == "word":
         return Heard(parse_word(data, "word"))
     if kind == "speech":
-        return Speech(_seat(data.get("seat"), "speech 'seat'"), tuple(parse_words(data.get("words", []))))
+        return Speech(seat(data.get("seat"), "speech 'seat'"), tuple(parse_words(data.get("words", []))))
     if kind == "votes":
         counts = data.get("counts")
         if not isinstance(counts, dict) or not counts:
             raise InputError("votes 'counts' must map candidate seats to vote counts")
         parsed: dict[int, int] = {}
         for key, value in counts.items():
-            parsed[_seat(key, f"votes candidate {key!r}")] = _count(value, f"votes for {key}")
+            parsed[seat(key, f"votes candidate {key!r}")] = _count(value, f"votes for {key}")
         return Votes(parsed)
     if kind == "lift_votes":
         return LiftVotes(_count(data.get("count"), "lift_votes 'count'"))
     if kind == "best_move":
-        seats = data.get("seats")
-        if not isinstance(seats, list):
+        named = data.get("seats")
+        if not isinstance(named, list):
             raise InputError("best_move 'seats' must be a list of three seats")
-        return BestMove(tuple(_seat(s, "best_move seat") for s in seats))
+        return BestMove(tuple(seat(s, "best_move seat") for s in named))
     if kind in CONTROLS:
         return Control(kind)
     if "seat" not in data:
         raise InputError(f"{kind} needs a 'seat'")
-    return SeatEvent(kind, _seat(data["seat"], f"{kind} 'seat'", allow_null=kind == "shot"))
+    return SeatEvent(kind, seat(data["seat"], f"{kind} 'seat'", allow_null=kind in NULLABLE))
 
 
 def event_to_json(event: Event) -> dict[str, Any]:
     if isinstance(event, Setup):
-        return {"type": "setup", "roles": {str(s): r.value for s, r in sorted(event.roles.items())}}
+        return {"type": "setup", "roles": {str(s): r for s, r in sorted(event.roles.items())}}
+    if isinstance(event, Candidates):
+        return {"type": "candidates", "seats": list(event.seats)}
     if isinstance(event, Heard):
         return {"type": "word", **event.word.to_json()}
     if isinstance(event, Speech):
@@ -156,7 +177,7 @@ def event_to_json(event: Event) -> dict[str, Any]:
 
 
 def event_type(event: Event) -> str:
-    return event_to_json(event)["type"] if not isinstance(event, (SeatEvent, Control)) else event.type
+    return event.type if isinstance(event, (SeatEvent, Control)) else event_to_json(event)["type"]
 
 
 __all__ = ["parse_event", "event_to_json", "event_type", "Event", "IMMEDIATE"]

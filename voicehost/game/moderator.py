@@ -17,6 +17,7 @@ from typing import Any
 from voicehost.errors import GameError
 from voicehost.game.events import (
     BestMove,
+    Candidates,
     Control,
     Event,
     Heard,
@@ -89,7 +90,20 @@ class _FloorContext:
         self.game.nominations.append({"day": self.game.day, "by": self.seat, "target": target})
 
 
+def new_game(rules: RuleOptions) -> "Moderator":
+    """The moderator for a ruleset: the sports game, or the city variant."""
+    if rules.game == "city":
+        from voicehost.game.city import CityModerator
+
+        return CityModerator(rules)
+    return Moderator(rules)
+
+
 class Moderator:
+    max_seat = len(SEATS)
+    nominations_by_phrase = True
+    WIN_SAY = {"red": "red_wins", "black": "black_wins", "draw": "draw"}
+
     def __init__(
         self,
         rules: RuleOptions,
@@ -183,6 +197,8 @@ class Moderator:
             return "votes"
         if self.phase is Phase.LIFT_VOTE:
             return "lift_votes"
+        if self.phase is Phase.CANDIDATES:
+            return "candidates"
         if self.phase is Phase.HUNT and not self.timers:
             return "shot"
         return None
@@ -199,15 +215,22 @@ class Moderator:
             return self.phase is Phase.LIFT_VOTE
         if isinstance(event, BestMove):
             return self._best_move_floor()
+        if isinstance(event, Candidates):
+            return self.phase is Phase.CANDIDATES
         if isinstance(event, SeatEvent):
-            return {
-                "shot": self.phase is Phase.HUNT and not self.shot_entered,
-                "don_check": self.phase is Phase.DON_CHECK,
-                "sheriff_check": self.phase is Phase.SHERIFF_CHECK,
-                "best_player": self.phase is Phase.GAME_OVER,
-                "worst_player": self.phase is Phase.GAME_OVER,
-            }.get(event.type, self.phase is not Phase.SETUP)
+            return self._seat_event_fits(event)
         return True
+
+    def _seat_event_fits(self, event: SeatEvent) -> bool:
+        anytime = self.phase is not Phase.SETUP
+        return {
+            "shot": self.phase is Phase.HUNT and not self.shot_entered,
+            "don_check": self.phase is Phase.DON_CHECK,
+            "sheriff_check": self.phase is Phase.SHERIFF_CHECK,
+            "best_player": self.phase is Phase.GAME_OVER,
+            "worst_player": self.phase is Phase.GAME_OVER,
+            "foul": anytime, "unfoul": anytime, "disqualify": anytime, "leave_table": anytime,
+        }.get(event.type, False)
 
     def where(self) -> str:
         """The game's phase in words, for error messages."""
@@ -260,11 +283,16 @@ class Moderator:
             if self._seat_of(role) not in self.alive:
                 raise self.error(f"the {role.value} is out of the game and checks no one", event)
 
-    def _check_roles(self, roles: dict[int, Role]) -> None:
-        missing = [s for s in SEATS if s not in roles]
+    def _check_roles(self, names: dict[int, str]) -> None:
+        missing = [s for s in SEATS if s not in names]
         if missing:
             raise self.error(f"setup lacks roles for seat(s) {', '.join(map(str, missing))}")
-        counts = Counter(roles.values())
+        known = {r.value for r in Role}
+        for seat, name in sorted(names.items()):
+            if name not in known:
+                raise self.error(f"setup seat {seat}: unknown role {name!r} "
+                                 f"(known: {', '.join(r.value for r in Role)})")
+        counts = Counter(Role(n) for n in names.values())
         if any(counts[role] != n for role, n in ROLE_COUNTS.items()):
             want = ", ".join(f"{n} {r.value}" for r, n in ROLE_COUNTS.items())
             have = ", ".join(f"{counts[r]} {r.value}" for r in ROLE_COUNTS)
@@ -296,7 +324,11 @@ class Moderator:
             self._step()
 
     def _step(self) -> None:
-        step = {
+        self._steps()[self.phase]()
+
+    def _steps(self) -> dict[Phase, Any]:
+        """What the phase's timer does when it runs out."""
+        return {
             Phase.MAFIA_MEETING: self._meet_don,
             Phase.DON_MEETING: self._meet_sheriff,
             Phase.SHERIFF_MEETING: self._end_first_night,
@@ -304,8 +336,7 @@ class Moderator:
             Phase.HUNT: self._hunt_step,
             Phase.DON_CHECK: self._don_done,
             Phase.SHERIFF_CHECK: self._sheriff_done,
-        }[self.phase]
-        step()
+        }
 
     def _enter(self, phase: Phase) -> None:
         if phase is not self.phase and phase not in TRANSITIONS[self.phase]:
@@ -338,11 +369,20 @@ class Moderator:
             self._best_move(event)
         elif isinstance(event, Control):
             self._control(event.type)
+        elif isinstance(event, Candidates):
+            self._candidates(list(event.seats))
         else:
             self._seat_event(event)
 
+    def _candidates(self, seats: list[int]) -> None:
+        raise self.error("candidates are named by the host only in the city variant")
+
     def _seat_event(self, event: SeatEvent) -> None:
-        handler = {
+        handler = self._seat_handlers()[event.type]
+        handler(event.seat)
+
+    def _seat_handlers(self) -> dict[str, Any]:
+        return {
             "shot": self._shot,
             "don_check": self._don_check,
             "sheriff_check": self._sheriff_check,
@@ -352,8 +392,7 @@ class Moderator:
             "leave_table": lambda seat: self._removal(seat, Cause.LEFT_TABLE),
             "best_player": lambda seat: self._award(seat, "best_player"),
             "worst_player": lambda seat: self._award(seat, "worst_player"),
-        }[event.type]
-        handler(event.seat)
+        }
 
     def _needs(self) -> str:
         wanted = self.waiting_for()
@@ -383,8 +422,8 @@ class Moderator:
 
     # ----------------------------------------------------------- first night
 
-    def _setup(self, roles: dict[int, Role]) -> None:
-        self.roles = dict(sorted(roles.items()))
+    def _setup(self, names: dict[int, str]) -> None:
+        self.roles = {seat: Role(name) for seat, name in sorted(names.items())}
         self.alive = set(SEATS)
         self.night = 1
         self._enter(Phase.MAFIA_MEETING)
@@ -486,7 +525,7 @@ class Moderator:
         self._enter(FLOOR_PHASES[kind])
         self.floor_count += 1
         self.floor = Floor(self.floor_count, seat, kind, self.now, self.now + seconds,
-                           nominations=kind is FloorKind.SPEECH)
+                           nominations=kind is FloorKind.SPEECH and self.nominations_by_phrase)
         self.listener = SpeechListener(
             self.grammar,
             _FloorContext(self, seat),
@@ -821,9 +860,7 @@ class Moderator:
             return
         before_result = self.phase in DAY_PHASES and not self.vote_resolved
         self._remove(seat, cause)
-        if cause is Cause.LEFT_TABLE:
-            team = self.roles[seat].team
-            self._finish("black" if team is Team.RED else "red")
+        if cause is Cause.LEFT_TABLE and self._left_table(seat):
             return
         if self._check_win():
             return
@@ -835,6 +872,11 @@ class Moderator:
             self.cancel_day = self.day + 1
         if self.floor is not None and self.floor.seat == seat:
             self._close_floor()
+
+    def _left_table(self, seat: int) -> bool:
+        """3.8.1: leaving without leave loses the game for the player's team."""
+        self._finish("black" if self.roles[seat].team is Team.RED else "red")
+        return True
 
     def _remove(self, seat: int, cause: Cause) -> None:
         self.alive.discard(seat)
@@ -861,7 +903,7 @@ class Moderator:
         self.winner = winner
         self.floor_queue, self.speakers, self.then = [], [], ""
         self._enter(Phase.GAME_OVER)
-        self._say({"red": "red_wins", "black": "black_wins", "draw": "draw"}[winner])
+        self._say(self.WIN_SAY[winner])
 
     def _seat_of(self, role: Role) -> int:
         return next(seat for seat, r in self.roles.items() if r is role)
@@ -891,10 +933,16 @@ class Moderator:
         setattr(self, kind, seat)
         self._say(kind, seat=seat)
 
+    def _side(self, seat: int) -> str:
+        return self.roles[seat].team.value
+
+    def seats(self) -> list[int]:
+        return sorted(self.roles) if self.roles else list(SEATS)
+
     def points(self) -> dict[int, float]:
-        points = {seat: 0.0 for seat in SEATS}
-        for seat, role in self.roles.items():
-            if self.winner == role.team.value:
+        points = {seat: 0.0 for seat in self.seats()}
+        for seat in self.roles:
+            if self.winner == self._side(seat):
                 points[seat] += 1.0
         if self.best_move:
             points[self.best_move["seat"]] += BEST_MOVE_BONUS.get(self.best_move["blacks"], 0.0)

@@ -11,6 +11,7 @@ from voicehost.errors import ConfigError, DataError
 from voicehost.paths import PRESETS
 
 CHOICES: dict[str, tuple[str, ...]] = {
+    "game": ("sports", "city"),
     "first_day_vote": ("normal", "none", "lift_only"),
     "later_single_nominee": ("vote", "leaves"),
     "quiet_rounds": ("red_win", "draw", "off"),
@@ -22,6 +23,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
 @dataclass(frozen=True)
 class RuleOptions:
     name: str
+    game: str
     language: str
     grammar: str
     phrasebook: str

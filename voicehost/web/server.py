@@ -174,7 +174,7 @@ async def api_input(request: web.Request) -> web.Response:
         return _error(400, f"not a host input: {data.get('type') if isinstance(data, dict) else data!r}")
     suggestion = data.pop("suggestion", None)
     try:
-        hub.live.apply(parse_event(data))
+        hub.live.apply(parse_event(data, hub.live.game.max_seat))
     except InputError as exc:
         return _error(400, str(exc))
     except GameError as exc:
