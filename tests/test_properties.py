@@ -151,12 +151,11 @@ class RandomGame:
             assert total == voters
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.randoms(use_true_random=False))
-def test_random_games_keep_the_invariants_and_replay(rng):
+def play_out(kind: type, rng: random.Random) -> None:
+    """A whole random game, checked after every input, then replayed from its journal."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "journal.jsonl"
-        play = RandomGame(rng, path)
+        play = kind(rng, path)
         for _ in range(2000):
             if play.game.phase is Phase.GAME_OVER or not play.move():
                 break
@@ -164,6 +163,12 @@ def test_random_games_keep_the_invariants_and_replay(rng):
         play.journal.close()
         replayed, _ = replay(path)
         assert snapshot(replayed) == snapshot(play.game)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.randoms(use_true_random=False))
+def test_random_games_keep_the_invariants_and_replay(rng):
+    play_out(RandomGame, rng)
 
 
 CITY_ROLES = ["mafia", "mafia", "commissar", "doctor", "lover", "maniac"]
@@ -230,13 +235,4 @@ class RandomCityGame(RandomGame):
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.randoms(use_true_random=False))
 def test_random_city_games_keep_the_invariants_and_replay(rng):
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "journal.jsonl"
-        play = RandomCityGame(rng, path)
-        for _ in range(2000):
-            if play.game.phase is Phase.GAME_OVER or not play.move():
-                break
-            play.check_invariants()
-        play.journal.close()
-        replayed, _ = replay(path)
-        assert snapshot(replayed) == snapshot(play.game)
+    play_out(RandomCityGame, rng)

@@ -116,13 +116,7 @@ class CityModerator(Moderator):
         self._start_round(seats)
 
     def _votes(self, event) -> None:
-        counts = self._full_counts(event.counts)
-        self.votes.append({"day": self.day, "round": self.vote_round,
-                           "counts": {str(s): n for s, n in counts.items()}})
-        for seat, count in counts.items():
-            self._say("vote_count", seat=seat, count=count)
-        top = max(counts.values())
-        leaders = [seat for seat in self.candidates if counts[seat] == top]
+        leaders = self._tally(event)
         if len(leaders) == 1:
             return self._voted_out(leaders[0])
         if self.tied is not None:

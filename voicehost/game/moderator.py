@@ -698,14 +698,18 @@ class Moderator:
         counts[last] = voters - sum(v for s, v in counts.items() if s != last)
         return counts
 
-    def _votes(self, event: Votes) -> None:
+    def _tally(self, event: Votes) -> list[int]:
+        """Record and announce a tally; returns its leaders in nomination order."""
         counts = self._full_counts(event.counts)
         self.votes.append({"day": self.day, "round": self.vote_round,
                            "counts": {str(s): n for s, n in counts.items()}})
         for seat, count in counts.items():
             self._say("vote_count", seat=seat, count=count)
         top = max(counts.values())
-        leaders = [seat for seat in self.candidates if counts[seat] == top]
+        return [seat for seat in self.candidates if counts[seat] == top]
+
+    def _votes(self, event: Votes) -> None:
+        leaders = self._tally(event)
         if self.rules.everyone_tied_means_night and len(leaders) > 1 and set(leaders) == self.alive:
             return self._no_vote("everyone_tied")
         if self.lift_only:
