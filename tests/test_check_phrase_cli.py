@@ -113,3 +113,8 @@ def test_bad_input_exit_2_one_line(args, stdin, needle):
     assert proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0]
+
+
+def test_city_has_no_nomination_phrases(capsys):
+    code, events, _ = run(capsys, "--ruleset", "city", "--text", "выставляю семь спасибо")
+    assert code == 0 and [e["type"] for e in events] == ["speech_end"]

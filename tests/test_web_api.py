@@ -279,3 +279,15 @@ def test_table_view_never_carries_a_secret():
                 decoded = json.dumps(json.loads(text), ensure_ascii=False) if text.startswith("{") else text
                 assert not SECRETS.search(decoded), SECRETS.search(decoded)
     run(go())
+
+
+def test_the_deal_can_be_entered_on_the_page():
+    async def go():
+        async with page(setup=False) as (client, live, access):
+            state = await paired(client, access)
+            assert state["phase_id"] == "setup"
+            bad = await post(client, "/api/input", {"type": "setup", "roles": {"1": "don"}}, state["csrf"])
+            assert bad.status == 409 and "lacks roles" in (await bad.json())["error"]
+            good = await post(client, "/api/input", {"type": "setup", "roles": ROLES}, state["csrf"])
+            assert good.status == 200 and (await good.json())["phase_id"] == "mafia_meeting"
+    run(go())

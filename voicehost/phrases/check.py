@@ -17,6 +17,7 @@ def check_speech(
     listener = SpeechListener(
         grammar,
         context,
+        nominations=rules.game != "city",  # the city variant's host names the candidates
         pause_limit=rules.nomination_pause,
         pass_silence=rules.pass_silence,
         limit=limit,

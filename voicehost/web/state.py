@@ -6,7 +6,7 @@ import csv
 import io
 from typing import Any
 
-from voicehost.game.model import SEATS, FloorKind, Output, Phase
+from voicehost.game.model import FloorKind, Output, Phase
 from voicehost.game.protocol import protocol
 from voicehost.live import LiveTable
 
@@ -70,7 +70,7 @@ def host_state(live: LiveTable, *, reveal_roles: bool, csrf: str, log: list[Outp
                suggestions: list[dict[str, Any]]) -> dict[str, Any]:
     game = live.game
     seats = []
-    for seat in SEATS:
+    for seat in game.seats():
         item: dict[str, Any] = {"seat": seat, "alive": seat in game.alive, "fouls": game.fouls[seat],
                                 "silenced": seat in game.silenced}
         if reveal_roles and game.roles:
@@ -113,7 +113,7 @@ def protocol_csv(live: LiveTable) -> str:
     writer = csv.writer(out)
     writer.writerow(["seat", "role", "points", "fouls", "eliminated", "cause", "when"])
     gone = {e["seat"]: e for e in data["eliminated"]}
-    for seat in SEATS:
+    for seat in live.game.seats():
         role = live.game.roles[seat].value if live.game.roles else ""
         left = gone.get(seat)
         when = "" if left is None else (f"night {left['night']}" if "night" in left else f"day {left['day']}")
