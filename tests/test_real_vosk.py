@@ -92,3 +92,17 @@ def test_committer_waits_for_a_stable_window():
     grown = {"word": "семью", "start": 2.0, "end": 2.2}
     assert committer.partial([grown], 2.3) == []
     assert [w.word for w in committer.final([grown])] == ["семью"]
+
+
+def test_low_latency_view_leaves_the_model_alone(tmp_path, speech):
+    from voicehost.asr import LOW_LATENCY, low_latency_view
+
+    before = (KO_MODEL / "conf" / "model.conf").read_text()
+    view = low_latency_view(KO_MODEL, tmp_path)
+    assert view != KO_MODEL and (KO_MODEL / "conf" / "model.conf").read_text() == before
+    tuned = (view / "conf" / "model.conf").read_text()
+    assert all(option in tuned for option in LOW_LATENCY)
+    assert low_latency_view(KO_MODEL, tmp_path) == view  # made once
+    model = load_model(KO_MODEL, low_latency_cache=tmp_path)
+    words = [w for _, w in stream(VoskRecognizer(model), speech)]
+    assert len(words) >= 5

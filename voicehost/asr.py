@@ -8,8 +8,10 @@ that is what lets the moderator answer "Принят номер N" while the spe
 is still talking."""
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import shutil
 from pathlib import Path
 from typing import Iterable, Protocol
 
@@ -76,7 +78,8 @@ class WordCommitter:
         out: list[Word] = []
         keys = set()
         for item in items:
-            key = (str(item["word"]), round(float(item["start"]), 2), round(float(item["end"]), 2))
+            # A word still being spoken grows at its end; its text and start settle first.
+            key = (str(item["word"]), round(float(item["start"]), 1), 0.0)
             keys.add(key)
             first = self._seen.setdefault(key, audio_time)
             if not self._new(item):
@@ -129,16 +132,50 @@ class VoskRecognizer:
         return self._committer.final(json.loads(self._rec.FinalResult()).get("result", []))
 
 
-def load_model(model_dir: Path):
+# Kaldi determinizes the partial lattice in chunks; by default a word can wait
+# up to 60 frames (1.8 s) before it shows in partial words. These keep it short.
+LOW_LATENCY = ("--determinize-max-delay=10", "--determinize-min-chunk-size=5")
+
+
+def low_latency_view(model_dir: Path, cache: Path) -> Path:
+    """The model as Vosk should load it for live play: a folder of links to the
+    model's files with a conf/model.conf that also holds LOW_LATENCY. The
+    downloaded model itself is never changed."""
+    conf = (model_dir / "conf" / "model.conf").read_text("utf-8")
+    missing = [opt for opt in LOW_LATENCY if opt.split("=")[0] not in conf]
+    if not missing:
+        return model_dir
+    digest = hashlib.sha256(f"{model_dir.resolve()}\n{conf}".encode()).hexdigest()[:16]
+    view = cache / f"{model_dir.name}-{digest}"
+    if not (view / "conf" / "model.conf").is_file():
+        try:
+            (view / "conf").mkdir(parents=True, exist_ok=True)
+            for entry in model_dir.iterdir():
+                if entry.name != "conf" and not (view / entry.name).exists():
+                    (view / entry.name).symlink_to(entry.resolve())
+            for entry in (model_dir / "conf").iterdir():
+                if entry.name != "model.conf":
+                    shutil.copy2(entry, view / "conf" / entry.name)
+            (view / "conf" / "model.conf").write_text(conf.rstrip("\n") + "\n" + "\n".join(missing) + "\n",
+                                                      "utf-8")
+        except OSError as exc:
+            log.warning("could not tune %s for low latency (%s); using it as it is", model_dir, exc)
+            return model_dir
+    return view
+
+
+def load_model(model_dir: Path, *, low_latency_cache: Path | None = None):
     """Load once, share between recognizers (the vocabulary check, the stream)."""
     problem = model_problem(model_dir)
     if problem:
         raise AsrError(f"{problem}: run `voicehost models download` (or set [asr] model in config.toml)")
+    if low_latency_cache is not None:
+        model_dir = low_latency_view(model_dir, low_latency_cache)
     try:
         import vosk
     except ImportError:
         raise AsrError("the vosk package is not installed: run scripts/setup") from None
-    vosk.SetLogLevel(-1)
+    vosk.SetLogLevel(-2)
     try:
         return vosk.Model(str(model_dir))
     except Exception:

@@ -218,10 +218,12 @@ def _peak_rss_mb() -> float:
 
 
 def latency() -> None:
+    import tempfile
+
     from voicehost.asr import load_model
 
     model_dir, language, config = _pick_model()
-    model = load_model(model_dir)
+    model = load_model(model_dir, low_latency_cache=Path(tempfile.mkdtemp(prefix="voicehost-bench-")))
     voice = _pick_voice(config)
     print(f"model: {model_dir.name} ({language}); voice: {voice.name}")
     clip = _speech_audio(language, 20.0)
@@ -237,3 +239,6 @@ def latency() -> None:
     print(f"decision -> first sample, {voice.name} synthesis: p50 {1000 * _percentile(fresh, 0.5):.0f} ms, "
           f"max {1000 * max(fresh):.0f} ms")
     print(f"peak RSS: {_peak_rss_mb():.0f} MB (target <= 500 MB with a small model and a medium voice)")
+    plain = _word_lag(load_model(model_dir), clip)
+    print(f"(for comparison, the model as shipped, without the low-latency load: word end -> moderator "
+          f"p50 {1000 * _percentile(plain, 0.5):.0f} ms, p95 {1000 * _percentile(plain, 0.95):.0f} ms)")

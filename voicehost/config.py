@@ -26,6 +26,7 @@ class AsrSettings:
     mode: str = "open"            # open | grammar
     stable_ms: int = 250          # take a word from partial results once stable this long
     listen_lag: float = 0.5       # the game clock runs this far behind the microphone
+    low_latency: bool = True      # load the model with a short partial-lattice delay
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,8 @@ def _section(cls: type, data: Any, name: str, where: Path) -> Any:
             value = float(value)
         if hint == tuple[str, ...] and isinstance(value, list) and all(isinstance(v, str) for v in value):
             value = tuple(value)
-        if isinstance(value, bool) or not isinstance(value, hint if isinstance(hint, type) else tuple):
+        if (isinstance(value, bool) and hint is not bool) or not isinstance(
+                value, hint if isinstance(hint, type) else tuple):
             raise ConfigError(f"{where}: [{name}] '{key}' must be {getattr(hint, '__name__', hint)}, "
                               f"got {value!r}")
         if (name, key) in CHOICES and value not in CHOICES[(name, key)]:

@@ -194,7 +194,8 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
     if problem:
         raise AsrError(f"{problem}: get it with `voicehost models download`, or play from the keyboard "
                        f"with `voicehost run --text`")
-    model = load_model(model_dir)
+    model = load_model(model_dir, low_latency_cache=config.path("models/.low-latency")
+                       if config.asr.low_latency else None)
     from voicehost.phrases.grammar import load_grammar
 
     phrases = grammar_phrases(load_grammar(rules.grammar))
