@@ -88,6 +88,20 @@ def test_pair_and_play_by_clicking(served):
         expect(page.locator("[aria-live]")).not_to_contain_text("чёрный")
         assert axe_violations(page) == []
 
+        # Every control is a real one: reachable and operable from the keyboard, and
+        # at least 44 px in both directions for a finger.
+        small = page.evaluate("""() => [...document.querySelectorAll('button, input, select, a.button')]
+            .filter(e => e.offsetParent !== null)
+            .map(e => [e.id || e.textContent.trim(), e.getBoundingClientRect()])
+            .filter(([, r]) => r.width < 44 || r.height < 44).map(([name]) => name)""")
+        assert small == []
+        page.get_by_role("button", name="Фол игроку 3").focus()
+        page.keyboard.press("Enter")
+        expect(page.locator("#seats tr").nth(2).locator("td").nth(1)).to_contain_text("1")
+        page.get_by_role("button", name="Снять фол с игрока 3").focus()
+        page.keyboard.press("Space")
+        expect(page.locator("#seats tr").nth(2).locator("td").nth(1)).to_contain_text("0")
+
         # The last black player collects four fouls: removed, red wins.
         plus = page.get_by_role("button", name="Фол игроку 2")
         for _ in range(4):
