@@ -206,6 +206,11 @@ def test_forbidden_words_are_suggested(text, word, suggest, ru):
     assert [(e["word"], e["suggest"]) for e in events] == [(word, suggest)]
 
 
+def test_words_are_reported_without_punctuation(ru):
+    events = judge("Клянусь, я мирный. Спасибо!", ru)
+    assert [(e["type"], e["word"]) for e in events] == [("foul_word", "Клянусь"), ("speech_end", "спасибо")]
+
+
 def test_3_6_forbidden_word_t_is_its_start(ru):
     (event,) = judge("я <3> честно", ru)
     assert event["t"] == pytest.approx(3.3)
@@ -239,7 +244,7 @@ def test_ua_club_phrases():
     assert nominations(judge("виставляю гравця під номером сьомим", uk, rules=ua)) == [(7, True, None)]
     assert nominations(judge("виставляю п'ятого", uk, rules=ua)) == [(5, True, None)]
     assert judge("СПАСИБІ виставляю сім", uk, rules=ua) == [
-        {"type": "speech_end", "word": "СПАСИБІ", "t": 0.3}]
+        {"type": "speech_end", "word": "спасибі", "t": 0.3}]
 
 
 def test_mafclubspb_oath_phrase_disqualifies():

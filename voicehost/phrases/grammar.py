@@ -24,6 +24,11 @@ def normalize(word: str) -> str:
     return _EDGE_PUNCT.sub("", word)
 
 
+def as_said(word: str) -> str:
+    """A word for display: as spoken, without the punctuation around it."""
+    return _EDGE_PUNCT.sub("", word) or word
+
+
 class Kind(Enum):
     """What a word is to the nomination rules."""
 

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from rapidfuzz import fuzz
 
-from voicehost.phrases.grammar import Grammar, Kind, normalize
+from voicehost.phrases.grammar import Grammar, Kind, as_said, normalize
 from voicehost.phrases.words import Word
 
 # Word times come from floats; "exactly 10.0 s" must stay accepted.
@@ -172,7 +172,7 @@ class SpeechListener:
             events.append(HostQuestion(word.end))
         if text in self.grammar.thanks:
             self._attempt = None
-            self.ended = SpeechEnd(word.word, word.end)
+            self.ended = SpeechEnd(text, word.end)
             return events + [self.ended]
         if text in self.grammar.passes:
             self.pass_at = word.end
@@ -203,11 +203,11 @@ class SpeechListener:
         if previous is not None:
             rule = self.grammar.forbidden_phrase(previous[0], text)
             if rule:
-                phrase = f"{previous[1].word} {word.word}"
+                phrase = f"{as_said(previous[1].word)} {as_said(word.word)}"
                 events.append(ForbiddenWord(phrase, rule.suggest, rule.clause, previous[1].start))
         rule = self.grammar.forbidden_rule(text)
         if rule:
-            events.append(ForbiddenWord(word.word, rule.suggest, rule.clause, word.start))
+            events.append(ForbiddenWord(as_said(word.word), rule.suggest, rule.clause, word.start))
         return events
 
     def _is_question(self, text: str) -> bool:
