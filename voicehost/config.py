@@ -25,7 +25,7 @@ class AsrSettings:
     model: str = "models/vosk-model-small-ru-0.22"
     mode: str = "open"            # open | grammar
     stable_ms: int = 250          # take a word from partial results once stable this long
-    listen_lag: float = 0.5       # the game clock runs this far behind the microphone
+    listen_lag: float = 1.0       # the game clock runs this far behind the microphone
     low_latency: bool = True      # load the model with a short partial-lattice delay
 
 
