@@ -123,3 +123,19 @@ def test_run_without_the_microphone_is_one_line(device, needle, tmp_path):
     (line,) = proc.stderr.strip().splitlines()
     assert needle in line and "devices" in line
     assert not (tmp_path / "j.jsonl").exists()
+
+
+def test_run_on_a_bare_machine_plays_typed_and_in_print(tmp_path):
+    """No speech model, no sound card: the main command still starts a game."""
+    home = tmp_path / "home"
+    home.mkdir()
+    config = tmp_path / "config.toml"
+    config.write_text(f'[asr]\nmodel = "{tmp_path / "none"}"\n[tts]\nvoice = "{tmp_path / "none.onnx"}"\n')
+    proc = subprocess.run([sys.executable, "-m", "voicehost", "run", "--config", str(config),
+                           "--journal", str(tmp_path / "j.jsonl")],
+                          input="/roles d4 m2 m7 s6\n<80>\nвыставляю седьмого спасибо\n/quit\n",
+                          capture_output=True, text=True, env={**os.environ, "HOME": str(home)}, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "voicehost models download" in proc.stdout
+    assert "no speaker found" in proc.stderr and "printed only" in proc.stderr
+    assert "[01:20] Принят номер 7" in proc.stdout

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterator, TextIO
 
 from voicehost.asr import AsrError, VoskRecognizer, grammar_phrases, load_model, model_problem
-from voicehost.audio import Clip, NullSink, Sink, Source, SpeakerSink, WavFileSink
+from voicehost.audio import AudioError, Clip, Sink, Source, SpeakerSink, WavFileSink
 from voicehost.config import Config
 from voicehost.errors import InputError, VoicehostError
 from voicehost.game.events import parse_event
@@ -54,26 +54,31 @@ def _voice(config: Config, rules: RuleOptions, mute: bool) -> Voice | None:
         return None
 
 
-def _sinks(config: Config, options: RunOptions) -> tuple[Sink, Sink | None]:
+def _sinks(config: Config, options: RunOptions) -> tuple[Sink | None, Sink | None]:
+    """The table speaker and the earpiece; without a speaker the game goes on in print."""
     if options.record:
         return WavFileSink(options.record), None
     if options.mute:
-        return NullSink(), None
-    table = SpeakerSink(config.audio.table_device or None)
+        return None, None
+    try:
+        table = SpeakerSink(config.audio.table_device or None)
+    except AudioError as exc:
+        log.warning("%s; announcements are printed only", exc)
+        return None, None
     earpiece = SpeakerSink(config.audio.earpiece_device) if config.audio.earpiece_device else None
     return table, earpiece
 
 
 def build(config: Config, rules: RuleOptions, options: RunOptions, clock) -> tuple[LiveTable, list]:
+    table_sink, earpiece = _sinks(config, options)
+    voice = _voice(config, rules, table_sink is None)
     journal = options.resume or options.journal or (
         config.path(config.journal_dir) / time.strftime("game-%Y%m%d-%H%M%S.jsonl"))
     table, replayed = open_table(rules, journal, resume=options.resume is not None)
     if options.resume:
         clock.skip_to(table.game.now)
-    voice = _voice(config, table.game.rules, options.mute and not options.record)
     speaker = None
-    if voice is not None:
-        table_sink, earpiece = _sinks(config, options)
+    if voice is not None and table_sink is not None:
         speaker = Speaker(voice, table_sink, earpiece, clock.now, tail=config.tts.echo_tail,
                           realtime=isinstance(clock, GameClock))
         speaker.prerender(fixed_phrases(table.game), config.path("models/.phrase-cache"))
