@@ -139,6 +139,9 @@ def test_typed_lines_and_commands():
     ("/best 2 5 9", {"type": "best_move", "seats": [2, 5, 9]}),
     ("/dq 6", {"type": "disqualify", "seat": 6}),
     ("/pause", {"type": "pause"}),
+    ("/candidates 2 8", {"type": "candidates", "seats": [2, 8]}),
+    ("/visit -", {"type": "visit", "seat": None}),
+    ("/check 4", {"type": "commissar_check", "seat": 4}),
 ])
 def test_host_commands(line, event):
     assert parse_command(line) == event
@@ -153,6 +156,10 @@ def test_bad_host_commands(line):
 def test_roles_spec():
     roles = parse_roles("d4,m2 m7 s6")
     assert roles == ROLES
+    city = parse_roles("players=9 mafia=2 commissar=6 doctor=5 maniac=9")
+    assert len(city) == 9 and city["9"] == "maniac" and city["1"] == "citizen"
+    with pytest.raises(Exception, match="not at a table of 8"):
+        parse_roles("players=8 mafia=9")
     with pytest.raises(Exception, match="role letter"):
         parse_roles("x4")
 

@@ -286,12 +286,17 @@ def cmd_models(args: argparse.Namespace) -> int:
         if any(not ok for _, ok in results):
             raise InputError("some downloaded files do not match their checksums: download them again")
         return 0
-    wanted = [("asr", args.asr), ("voice", args.voice)]
-    for kind, key in wanted:
+    failures = []
+    for kind, key in (("asr", args.asr), ("voice", args.voice)):
         if args.only in (None, kind):
             entry = models.pick(entries, kind, key)
             print(f"{entry.kind} {entry.key}: {entry.description}")
-            print(f"  -> {models.install(entry)}")
+            try:
+                print(f"  -> {models.install(entry)}")
+            except models.DownloadError as exc:
+                failures.append(exc)
+    if failures:
+        raise failures[0]  # one line; the others failed alike and were tried all the same
     return 0
 
 

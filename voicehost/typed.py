@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from voicehost.errors import InputError
+from voicehost.game.events import NULLABLE
 from voicehost.game.model import ROLE_COUNTS, Output, Phase
 from voicehost.live import LiveTable
 from voicehost.phrases.words import words_from_text
@@ -17,32 +18,53 @@ from voicehost.phrases.words import words_from_text
 HELP = """\
 Команды ведущего (всё остальное — слова текущего игрока; <N> — N секунд тишины):
   /roles d4 m2 m7 s6     раздать роли: дон, мафия, шериф (остальные — мирные)
+  /roles players=9 mafia=2 commissar=6 doctor=5   раздача для «города»
   /deal                  раздать роли случайно (ответ — только ведущему)
   /votes 7=4 3=2         голоса за кандидатов (последнему — остаток)
   /lift 6                сколько за то, чтобы все голосуемые покинули стол
   /shot 5   /shot -      выстрел мафии или промах
   /don 4   /sheriff 2    проверки Дона и Шерифа
   /best 2 5 9            лучший ход убитого в ночь 2
-  /foul 6  /dq 6  /leave 6   фол, дисквалификация, игрок ушёл из-за стола
+  /foul 6  /unfoul 6  /dq 6  /leave 6   фол, снять фол, дисквалификация, ушёл из-за стола
   /bestplayer 3  /worst 8    лучший и худший игрок (после игры)
   /pause  /resume  /next     пауза, продолжить, закрыть текущую речь
+  город: /candidates 2 8, /heal 3, /visit 9, /check 4, /maniac 1 (никого: -)
   /state  /help  /quit"""
 
 SEAT_COMMANDS = {"/shot": "shot", "/don": "don_check", "/sheriff": "sheriff_check", "/foul": "foul",
-                 "/dq": "disqualify", "/leave": "leave_table", "/bestplayer": "best_player",
-                 "/worst": "worst_player"}
+                 "/unfoul": "unfoul", "/dq": "disqualify", "/leave": "leave_table",
+                 "/bestplayer": "best_player", "/worst": "worst_player",
+                 # the city variant's night
+                 "/heal": "heal", "/visit": "visit", "/check": "commissar_check", "/maniac": "maniac_kill"}
+NOBODY = ("-", "0", "miss", "промах", "никого")
 ROLE_LETTERS = {"d": "don", "m": "mafia", "s": "sheriff", "c": "citizen"}
 _SILENCE = re.compile(r"^<(\d+(?:\.\d+)?)>$")
 
 
 def parse_roles(spec: str) -> dict[str, str]:
-    """`d4 m2 m7 s6` (or `d4,m2,m7,s6`): the don, the mafia and the sheriff; the rest citizens."""
-    roles = {str(seat): "citizen" for seat in range(1, 11)}
-    for token in spec.replace(",", " ").split():
-        match = re.fullmatch(r"([dmsc])(\d{1,2})", token.lower())
-        if not match or not 1 <= int(match.group(2)) <= 10:
-            raise InputError(f"roles: '{token}' is not a role letter and a seat (d4, m2, s6)")
-        roles[match.group(2)] = ROLE_LETTERS[match.group(1)]
+    """`d4 m2 m7 s6`: the don, the mafia and the sheriff, the rest citizens; or
+    ROLE=SEAT pairs for any game, with players=N for a city table of 8–11:
+    `players=9 mafia=2 commissar=6 doctor=5`."""
+    tokens = spec.replace(",", " ").split()
+    count = 10
+    named: list[tuple[str, str]] = []
+    for token in tokens:
+        pair = re.fullmatch(r"([a-z_]+)=(\d{1,2})", token.lower())
+        short = re.fullmatch(r"([dmsc])(\d{1,2})", token.lower())
+        if pair and pair.group(1) == "players":
+            count = int(pair.group(2))
+        elif pair:
+            named.append((pair.group(2), pair.group(1)))
+        elif short:
+            named.append((short.group(2), ROLE_LETTERS[short.group(1)]))
+        else:
+            raise InputError(f"roles: '{token}' is neither a role letter and a seat (d4, m2, s6) "
+                             f"nor ROLE=SEAT (mafia=2, players=9)")
+    roles = {str(seat): "citizen" for seat in range(1, count + 1)}
+    for seat, role in named:
+        if seat not in roles:
+            raise InputError(f"roles: seat {seat} is not at a table of {count}")
+        roles[seat] = role
     return roles
 
 
@@ -76,6 +98,10 @@ def parse_command(line: str) -> dict[str, Any] | str:
         if len(args) != 1 or not args[0].isdigit():
             raise InputError("lift takes one number: /lift 6")
         return {"type": "lift_votes", "count": int(args[0])}
+    if head == "/candidates":
+        if not all(a.isdigit() for a in args):
+            raise InputError("candidates takes seats: /candidates 2 8 (none: /candidates)")
+        return {"type": "candidates", "seats": [int(a) for a in args]}
     if head == "/best":
         if not all(a.isdigit() for a in args):
             raise InputError("best takes three seats: /best 2 5 9")
@@ -83,7 +109,7 @@ def parse_command(line: str) -> dict[str, Any] | str:
     if head in SEAT_COMMANDS:
         if len(args) != 1:
             raise InputError(f"{head} takes one seat, e.g. {head} 5")
-        miss = head == "/shot" and args[0] in ("-", "0", "miss", "промах")
+        miss = SEAT_COMMANDS[head] in NULLABLE and args[0] in NOBODY
         if not miss and not args[0].isdigit():
             raise InputError(f"{head}: '{args[0]}' is not a seat")
         return {"type": SEAT_COMMANDS[head], "seat": None if miss else int(args[0])}
@@ -101,6 +127,8 @@ PHASE_RU = {
     Phase.HUNT: "мафия стреляет (/shot)",
     Phase.DON_CHECK: "проверка Дона (/don)",
     Phase.SHERIFF_CHECK: "проверка Шерифа (/sheriff)",
+    Phase.CANDIDATES: "ждём кандидатов (/candidates)",
+    Phase.NIGHT_ACTION: "ночные ходы ролей",
     Phase.GAME_OVER: "игра окончена",
 }
 FLOOR_RU = {"speech": "говорит игрок {seat}", "tie_speech": "оправдывается игрок {seat}",

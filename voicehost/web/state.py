@@ -24,6 +24,8 @@ PHASE = {
     Phase.HUNT: "Ночь: стрельба",
     Phase.DON_CHECK: "Ночь: проверка Дона",
     Phase.SHERIFF_CHECK: "Ночь: проверка Шерифа",
+    Phase.CANDIDATES: "Кандидаты",
+    Phase.NIGHT_ACTION: "Ночь: ходы ролей",
     Phase.GAME_OVER: "Игра окончена",
 }
 FLOOR = {FloorKind.SPEECH: "речь", FloorKind.TIE: "оправдание", FloorKind.LAST_WORD: "последнее слово"}
