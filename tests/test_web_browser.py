@@ -30,12 +30,11 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.fixture
-def served(tmp_path):
+def serve(tmp_path, extra: list[str], settings: list[str]):
     port = free_port()
-    args = [sys.executable, "-m", "voicehost", "serve", "--script", str(ROOT / "tests/web/short_game.jsonl"),
-            "--port", str(port), "--journal", str(tmp_path / "journal.jsonl")]
-    for pair in SHORT:
+    args = [sys.executable, "-m", "voicehost", "serve", "--port", str(port),
+            "--journal", str(tmp_path / "journal.jsonl"), *extra]
+    for pair in settings:
         args += ["--set", pair]
     log = (tmp_path / "serve.log").open("w")
     proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
@@ -46,7 +45,24 @@ def served(tmp_path):
         url = match.group(1) if match else None
         time.sleep(0.1)
     assert url, (tmp_path / "serve.log").read_text("utf-8")
-    yield url, f"http://127.0.0.1:{port}", tmp_path
+    return proc, log, url, f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture
+def served(tmp_path):
+    proc, log, url, base = serve(tmp_path, ["--script", str(ROOT / "tests/web/short_game.jsonl")], SHORT)
+    yield url, base, tmp_path
+    proc.terminate()
+    proc.wait(timeout=10)
+    log.close()
+
+
+@pytest.fixture
+def served_city(tmp_path):
+    proc, log, url, base = serve(tmp_path, ["--ruleset", "city"],
+                                 ["mafia_meet_seconds=1", "speech_seconds=0.5", "warning_seconds=0",
+                                  "vote_seconds=0.1", "don_seconds=60"])
+    yield url, base, tmp_path
     proc.terminate()
     proc.wait(timeout=10)
     log.close()
@@ -132,3 +148,30 @@ def test_pair_and_play_by_clicking(served):
         assert [e for e in errors if "409" not in e] == []
         browser.close()
     assert (folder / "host.png").stat().st_size > 10_000
+
+
+def test_city_table_by_clicking(served_city):
+    url, base, folder = served_city
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        page = browser.new_page(viewport={"width": 900, "height": 1400})
+        page.goto(url)
+        page.get_by_label("Раздача: число игроков и роли по местам").fill(
+            "players=9 mafia=2 commissar=6 doctor=5 lover=7 maniac=9")
+        page.get_by_role("button", name="Начать игру").last.click()
+        expect(page.locator("#phase")).to_contain_text("Кандидаты", timeout=15_000)
+        assert axe_violations(page) == []
+        page.get_by_label("Игрок 2", exact=True).check()
+        page.get_by_role("button", name="Записать кандидатов").click()
+        expect(page.locator("#log")).to_contain_text("Игрок номер 2 покидает игру. Он был мафией")
+        # The night: no mafia left, so the roles' windows open one after another.
+        for label, choice in (("Доктор лечит", "1"), ("Любовница навещает", "none"),
+                              ("Комиссар проверяет", "9"), ("Маньяк убивает", "3")):
+            expect(page.locator("#action-label")).to_have_text(label, timeout=10_000)
+            page.get_by_label(label).select_option(choice)
+            page.get_by_role("button", name="Записать ход").click()
+        expect(page.locator("#answer")).to_contain_text("Комиссар: игрок 9 — маньяк")
+        expect(page.locator("#winner")).to_have_text("Стоп игра. Победа города", timeout=10_000)
+        expect(page.locator("#log")).to_contain_text("Этой ночью погиб игрок номер 3. Он был честным жителем")
+        assert axe_violations(page) == []
+        browser.close()

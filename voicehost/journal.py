@@ -41,7 +41,8 @@ class Journal:
 
 HOST_INPUTS = frozenset({"votes", "lift_votes", "shot", "don_check", "sheriff_check", "best_move",
                          "foul", "unfoul", "disqualify", "leave_table", "best_player", "worst_player",
-                         "pause", "resume", "next"})
+                         "pause", "resume", "next",
+                         "candidates", "heal", "visit", "commissar_check", "maniac_kill"})
 
 
 class Table:

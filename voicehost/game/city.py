@@ -143,6 +143,8 @@ class CityModerator(Moderator):
         self._enter(Phase.HUNT)
         self._say("night_falls")
         self._say("city_mafia_wakes")
+        if not any(self._side(s) == "mafia" for s in self.alive):
+            self._shot(None)  # no mafia left to choose a victim
 
     def _shot(self, seat: int | None) -> None:
         self.shot, self.shot_entered = seat, True

@@ -29,7 +29,8 @@ PHASE = {
     Phase.GAME_OVER: "Игра окончена",
 }
 FLOOR = {FloorKind.SPEECH: "речь", FloorKind.TIE: "оправдание", FloorKind.LAST_WORD: "последнее слово"}
-WINNER = {"red": "Победа мирного города", "black": "Победа мафии", "draw": "Ничья"}
+WINNER = {"red": "Победа мирного города", "black": "Победа мафии", "draw": "Ничья",
+          "city": "Победа города", "mafia": "Победа мафии", "maniac": "Победа маньяка"}
 
 
 def _floor(live: LiveTable) -> dict[str, Any] | None:
@@ -90,6 +91,8 @@ def host_state(live: LiveTable, *, reveal_roles: bool, csrf: str, log: list[Outp
         "tied": list(game.tied or []) if game.phase is Phase.LIFT_VOTE else [],
         "best_move_open": game._best_move_floor() and game.best_move is None,
         "shot_entered": game.shot_entered,
+        "game_kind": game.rules.game,
+        "window_action": _window_action(game),
         "best_move": game.best_move,
         "checks": [c for c in game.checks if c["night"] == game.night] if game.phase.is_night else [],
         "don_alive": _alive_role(game, "don"),
@@ -103,6 +106,21 @@ def host_state(live: LiveTable, *, reveal_roles: bool, csrf: str, log: list[Outp
         "reveal_roles": reveal_roles,
         "csrf": csrf,
     }
+
+
+def _window_action(game) -> dict[str, Any] | None:
+    """The city night's open window: whose turn, and whether that role can act."""
+    if game.phase is not Phase.NIGHT_ACTION:
+        return None
+    from voicehost.game.city import ACTION_ROLE
+
+    action = game.windows[game.window]
+    actor = game._seat_of_role(ACTION_ROLE[action])
+    return {"type": action, "label": ACTION_LABEL[action], "can_act": actor in game.alive}
+
+
+ACTION_LABEL = {"heal": "Доктор лечит", "visit": "Любовница навещает", "commissar_check": "Комиссар проверяет",
+                "maniac_kill": "Маньяк убивает"}
 
 
 def _alive_role(game, role: str) -> bool:

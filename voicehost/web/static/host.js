@@ -138,6 +138,38 @@ function updateRemainder() {
   $("votes-form").querySelector("button").disabled = left < 0;
 }
 
+function renderCandidates(s) {
+  const fields = $("candidates-fields");
+  const key = JSON.stringify([s.day, s.alive]);
+  if (fields.dataset.key === key) return;
+  fields.dataset.key = key;
+  clear(fields);
+  for (const seat of s.alive) {
+    const box = document.createElement("input");
+    box.type = "checkbox";
+    box.id = "cand-" + seat;
+    box.value = String(seat);
+    const label = document.createElement("label");
+    label.htmlFor = box.id;
+    label.textContent = "Игрок " + seat;
+    fields.append(box, label);
+  }
+}
+
+function parseDeal(text) {
+  const roles = {};
+  let players = 10;
+  const named = [];
+  for (const token of text.split(/[\s,]+/).filter(Boolean)) {
+    const match = token.match(/^([a-z_]+)=(\d{1,2})$/);
+    if (!match) throw new Error("«" + token + "» — нужно РОЛЬ=МЕСТО, например mafia=2");
+    if (match[1] === "players") players = Number(match[2]); else named.push([match[2], match[1]]);
+  }
+  for (let seat = 1; seat <= players; seat++) roles[seat] = "citizen";
+  for (const [seat, role] of named) roles[seat] = role;
+  return roles;
+}
+
 function renderNight(s) {
   const alive = s.alive;
   $("shot-form").hidden = !(s.phase_id === "hunt" && !s.shot_entered);
@@ -148,7 +180,14 @@ function renderNight(s) {
   fillSeats($("don-seat"), everyone);
   fillSeats($("sheriff-seat"), everyone);
   const answers = s.checks.map((c) => (c.role === "don" ? "Дон: игрок " + c.seat + (c.result === "sheriff" ? " — Шериф" : " — не Шериф")
-    : "Шериф: игрок " + c.seat + (c.result === "black" ? " — чёрный" : " — красный")));
+    : c.role === "sheriff" ? "Шериф: игрок " + c.seat + (c.result === "black" ? " — чёрный" : " — красный")
+    : "Комиссар: игрок " + c.seat + " — " + ({ mafia: "мафия", maniac: "маньяк" }[c.result] || "мирный")));
+  const action = s.window_action;
+  $("action-form").hidden = !(action && action.can_act);
+  if (action) {
+    $("action-label").textContent = action.label;
+    fillSeats($("action-seat"), s.alive, [["none", "Никого"]]);
+  }
   $("answer").hidden = answers.length === 0;
   $("answer").textContent = answers.length ? "Только для вас. " + answers.join(". ") : "";
 }
@@ -199,13 +238,16 @@ function render(s) {
   $("phase").textContent = phaseLine(s);
   clockBase = { floor: s.floor, paused: s.paused, at: Date.now() };
   tickClock();
-  $("setup").hidden = s.phase_id !== "setup";
+  $("setup").hidden = s.phase_id !== "setup" || s.game_kind === "city";
+  $("city-setup").hidden = s.phase_id !== "setup" || s.game_kind !== "city";
+  $("candidates").hidden = s.phase_id !== "candidates";
+  if (!$("candidates").hidden) renderCandidates(s);
   $("votes").hidden = s.phase_id !== "tally";
   if (!$("votes").hidden) renderVotes(s);
   $("lift").hidden = s.phase_id !== "lift_vote";
   $("lift-who").textContent = s.tied.length ? "Голосуемые: " + s.tied.join(", ") + ". Голосуют: " + s.voters : "";
   $("lift-count").max = String(s.voters);
-  $("night").hidden = !["hunt", "don_check", "sheriff_check"].includes(s.phase_id);
+  $("night").hidden = !["hunt", "don_check", "sheriff_check", "night_action"].includes(s.phase_id);
   renderNight(s);
   $("best-move").hidden = !s.best_move_open;
   const others = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].filter((n) => !s.floor || n !== s.floor.seat);
@@ -247,6 +289,21 @@ function wire() {
     if (new Set(picked).size !== 4) { $("error").textContent = "Дон, мафия и шериф должны сидеть на разных местах"; return; }
     ["role-don", "role-mafia1", "role-mafia2", "role-sheriff"].forEach((id) => { roles[$(id).value] = $(id).dataset.role; });
     input({ type: "setup", roles });
+  });
+  $("city-setup-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    try { input({ type: "setup", roles: parseDeal($("city-deal").value) }); }
+    catch (e) { $("error").textContent = e.message; }
+  });
+  $("candidates-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const seats = [...$("candidates-fields").querySelectorAll("input:checked")].map((box) => Number(box.value));
+    input({ type: "candidates", seats });
+  });
+  $("action-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const value = $("action-seat").value;
+    input({ type: state.window_action.type, seat: value === "none" ? null : Number(value) });
   });
   $("votes-form").addEventListener("submit", (event) => {
     event.preventDefault();
