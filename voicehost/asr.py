@@ -28,7 +28,10 @@ class AsrError(VoicehostError):
 
 
 class Recognizer(Protocol):
-    """Takes 16 kHz mono 16-bit chunks, returns the words it has committed to."""
+    """Takes 16 kHz mono 16-bit chunks, returns the words it has committed to;
+    `audio_time` is how much audio it has been fed."""
+
+    audio_time: float
 
     def accept(self, pcm: bytes) -> list[Word]: ...
 

@@ -188,7 +188,7 @@ def _write_atomic(path: Path, text: str) -> None:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from voicehost.game.moderator import new_game
-    from voicehost.game.protocol import protocol
+    from voicehost.game.protocol import protocol_text
     from voicehost.journal import Journal, Table
     from voicehost.simulate import load_script, simulate
 
@@ -214,18 +214,18 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     spoken = sorted((o for o in sim.outputs if o.kind == "say"), key=lambda o: o.t)
     sys.stdout.write("".join(json.dumps(o.to_json(), ensure_ascii=False) + "\n" for o in spoken))
     if args.protocol:
-        _write_atomic(args.protocol, json.dumps(protocol(game), ensure_ascii=False, indent=2) + "\n")
+        _write_atomic(args.protocol, protocol_text(game))
     return 0
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from voicehost.game.protocol import protocol
+    from voicehost.game.protocol import protocol_text
     from voicehost.journal import replay
 
     if not args.journal.is_file():
         raise InputError(f"no journal at {args.journal}")
     game, _ = replay(args.journal)
-    text = json.dumps(protocol(game), ensure_ascii=False, indent=2) + "\n"
+    text = protocol_text(game)
     if args.protocol:
         _write_atomic(args.protocol, text)
     else:

@@ -95,15 +95,18 @@ def last_host_input(entries: list[tuple[float, dict[str, Any]]]) -> int | None:
     return None
 
 
+def _apply_entry(game: Moderator, t: float, event: dict[str, Any]) -> list[Output]:
+    if event.get("type") == "tick":
+        return game.advance(t)
+    return game.handle(parse_event(event, game.max_seat), t)
+
+
 def rebuild(rules: RuleOptions, entries: list[tuple[float, dict[str, Any]]]) -> Moderator:
     """The game these accepted inputs make; what no longer fits is passed over."""
     game = new_game(rules)
     for t, event in entries:
         try:
-            if event.get("type") == "tick":
-                game.advance(t)
-            else:
-                game.handle(parse_event(event, game.max_seat), t)
+            _apply_entry(game, t, event)
         except VoicehostError:
             continue
     return game
@@ -150,10 +153,7 @@ def replay_entries(path: Path) -> tuple[Moderator, list[Output], list[tuple[floa
             game.advance(t)
             continue
         try:
-            if event.get("type") == "tick":
-                outputs += game.advance(t)
-            else:
-                outputs += game.handle(parse_event(event, game.max_seat), t)
+            outputs += _apply_entry(game, t, event)
         except VoicehostError as exc:
             raise InputError(f"{path}:{number}: {exc}") from None
         entries.append((t, event))

@@ -70,6 +70,10 @@ class LiveTable:
     def game(self) -> Moderator:
         return self.table.game
 
+    @property
+    def journal_path(self) -> Path | None:
+        return self.table.journal.path if self.table.journal else None
+
     def game_now(self) -> float:
         return max(self.game.now, self.clock.now() - self.lag)
 

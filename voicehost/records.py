@@ -219,6 +219,7 @@ class _Builder:
         self.fouls = list(record.fouls)
         self.lines_at_floor: set[int] = set()
         self.alive_at_vote: dict[int, set[int]] = {}
+        self.checks_asked: set[tuple[Phase, int]] = set()
 
     def emit(self, line: dict[str, Any]) -> None:
         event: Event = parse_event(line)
@@ -274,16 +275,13 @@ class _Builder:
             return True
         checks = {Phase.DON_CHECK: ("don_check", self.record.don_checks),
                   Phase.SHERIFF_CHECK: ("sheriff_check", self.record.sheriff_checks)}
-        if phase in checks and game.night not in self.done_checks(phase):
+        if phase in checks and (phase, game.night) not in self.checks_asked:
             kind, table = checks[phase]
-            self.done_checks(phase).add(game.night)
+            self.checks_asked.add((phase, game.night))
             if game.night in table:
                 self.emit({"type": kind, "seat": table[game.night]})
                 return True
         return False
-
-    def done_checks(self, phase: Phase) -> set[int]:
-        return self.__dict__.setdefault(f"_done_{phase.value}", set())
 
     def floor(self, seat: int, kind: FloorKind) -> None:
         day = self.game.day

@@ -11,6 +11,7 @@ from typing import TextIO
 from voicehost.asr import model_problem
 from voicehost.audio import MicrophoneSource, WavFileSource
 from voicehost.config import Config, default_config_path, load_config
+from voicehost.game.moderator import game_class
 from voicehost.live import AudioClock, GameClock
 from voicehost.rules import RuleOptions, parse_set
 from voicehost.session import (
@@ -90,7 +91,7 @@ async def _serve_and(live, config: Config, options: RunOptions, main):
 def _run_file(config: Config, rules: RuleOptions, options: RunOptions) -> int:
     recognizer = recognizer_for(config, rules, options.out)
     source = WavFileSource(options.audio_file)
-    host = HostScript(options.host_script)
+    host = HostScript(options.host_script, game_class(rules).max_seat)
     clock = AudioClock()
     live = _start(config, rules, options, clock, lag=0.0)
     try:
@@ -107,7 +108,7 @@ def _run_microphone(config: Config, rules: RuleOptions, options: RunOptions) -> 
     source = MicrophoneSource(config.audio.input_device or None)
     live = _start(config, rules, options, GameClock(), lag=config.asr.listen_lag)
     stop = threading.Event()
-    listener = threading.Thread(target=run_audio, args=(live, source, recognizer, HostScript(None)),
+    listener = threading.Thread(target=run_audio, args=(live, source, recognizer, HostScript(None, 0)),
                                 kwargs={"stop": stop}, name="microphone", daemon=True)
     listener.start()
     try:

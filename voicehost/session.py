@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, TextIO
 
-from voicehost.asr import AsrError, VoskRecognizer, grammar_phrases, load_model, model_problem
+from voicehost.asr import AsrError, Recognizer, VoskRecognizer, grammar_phrases, load_model, model_problem
 from voicehost.audio import AudioError, Clip, Sink, Source, SpeakerSink, WavFileSink
 from voicehost.config import Config
 from voicehost.errors import InputError, VoicehostError
 from voicehost.game.events import parse_event
 from voicehost.game.model import Phase
-from voicehost.game.protocol import protocol
+from voicehost.game.protocol import protocol_text
 from voicehost.live import AudioClock, GameClock, LiveTable, fixed_phrases, open_table
 from voicehost.rules import RuleOptions
 from voicehost.tts import Speaker, Voice, VoiceError, open_voice
@@ -82,9 +82,7 @@ def build(config: Config, rules: RuleOptions, options: RunOptions, clock) -> tup
         speaker = Speaker(voice, table_sink, earpiece, clock.now, tail=config.tts.echo_tail,
                           realtime=isinstance(clock, GameClock))
         speaker.prerender(fixed_phrases(table.game), config.path("models/.phrase-cache"))
-    live = LiveTable(table, clock, speaker)
-    live.journal_path = journal  # type: ignore[attr-defined]
-    return live, replayed
+    return LiveTable(table, clock, speaker), replayed
 
 
 def print_outputs(out: TextIO):
@@ -106,8 +104,7 @@ def finish(live: LiveTable, options: RunOptions) -> None:
         live.speaker.close()
     live.table.journal.close()
     if options.protocol:
-        options.protocol.write_text(json.dumps(protocol(live.game), ensure_ascii=False, indent=2) + "\n",
-                                    "utf-8")
+        options.protocol.write_text(protocol_text(live.game), "utf-8")
 
 
 # ------------------------------------------------------------------- typed
@@ -127,7 +124,7 @@ async def run_typed(live: LiveTable, options: RunOptions, stdin: TextIO = sys.st
     stop = asyncio.Event()
     ticker = asyncio.create_task(_ticker(live, stop), name="ticker")
     loop = asyncio.get_running_loop()
-    out.write(f"journal: {live.journal_path}\n{status(live)}\n")  # type: ignore[attr-defined]
+    out.write(f"journal: {live.journal_path}\n{status(live)}\n")
     out.flush()
     try:
         while True:
@@ -158,13 +155,13 @@ class HostScript:
     """Host inputs for a recorded game (tallies, shots, fouls), each applied
     as soon as the game reaches a point where it fits, as in simulate."""
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: Path | None, size: int) -> None:
         self.events = []
         if path is not None:
             for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
                 if line.strip():
                     try:
-                        self.events.append(parse_event(json.loads(line)))
+                        self.events.append(parse_event(json.loads(line), size))
                     except (json.JSONDecodeError, VoicehostError) as exc:
                         raise InputError(f"{path}:{number}: {exc}") from None
 
@@ -173,7 +170,7 @@ class HostScript:
             live.apply(self.events.pop(0))
 
 
-def run_audio(live: LiveTable, source: Source, recognizer: VoskRecognizer, host: HostScript,
+def run_audio(live: LiveTable, source: Source, recognizer: Recognizer, host: HostScript,
               *, clock: AudioClock | None = None, stop: threading.Event | None = None) -> None:
     """Audio → recognizer → moderator; a recorded file drives the clock itself."""
     offset = live.game_now()
@@ -220,7 +217,5 @@ def chunks_of(clip: Clip, seconds: float = 0.1) -> Iterator[bytes]:
 
 
 def summary(live: LiveTable) -> str:
-    game = live.game
-    result = {"red": "победа мирного города", "black": "победа мафии", "draw": "ничья"}.get(
-        game.winner or "", "игра не окончена")
-    return f"{result}; {status(live)[2:]}; journal: {live.journal_path}"  # type: ignore[attr-defined]
+    result = live.game.result_text() or "игра не окончена"
+    return f"{result}; {status(live)[2:]}; journal: {live.journal_path}"

@@ -194,10 +194,6 @@ class Speaker:
                 return True
         return False
 
-    def speaking_until(self) -> float:
-        public = [s for s in self.spoken if not s.private]
-        return max((s.start + s.seconds for s in public), default=float("-inf"))
-
     def close(self) -> None:
         self._queue.put(None)
         self._thread.join(timeout=10)

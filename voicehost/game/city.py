@@ -199,22 +199,16 @@ class CityModerator(Moderator):
             self._say("commissar_answer", private=True, seat=seat, card=self.book.cards[found])
         self._window_done()
 
-    def _morning(self) -> None:
-        self.day += 1
-        self.today, self.nominators = [], set()
-        self.vote_resolved, self.tied, self.vote_round = False, None, 0
-        self._say("morning")
-        if self.night >= 2:
-            deaths = self._night_deaths()
-            for seat, cause in deaths:
-                self._say("city_died", seat=seat, card=self.book.cards[self._role(seat)])
-            for seat, cause in deaths:
-                self._remove(seat, cause)
-            if not deaths:
-                self._say("city_no_deaths")
-            if self._check_win():
-                return
-        self._start_speeches()
+    def _dawn(self) -> bool:
+        """Every death of the night, each card read out; then the win check."""
+        deaths = self._night_deaths()
+        for seat, _ in deaths:
+            self._say("city_died", seat=seat, card=self.book.cards[self._role(seat)])
+        for seat, cause in deaths:
+            self._remove(seat, cause)
+        if not deaths:
+            self._say("city_no_deaths")
+        return self._check_win()
 
     def _night_deaths(self) -> list[tuple[int, Cause]]:
         """The night's actions resolved: the lover's visit cancels the visited
@@ -236,8 +230,10 @@ class CityModerator(Moderator):
         killed = acted("maniac_kill")
         if killed is not None and killed != healed:
             deaths.append((killed, Cause.MANIAC))
-        seen: set[int] = set()
-        return [(s, c) for s, c in deaths if s in self.alive and not (s in seen or seen.add(s))]
+        first: dict[int, Cause] = {}
+        for seat, cause in deaths:
+            first.setdefault(seat, cause)  # one death a player, by the first cause in night order
+        return [(seat, cause) for seat, cause in first.items() if seat in self.alive]
 
     # --------------------------------------------------------------- ends
 

@@ -90,13 +90,17 @@ class _FloorContext:
         self.game.nominations.append({"day": self.game.day, "by": self.seat, "target": target})
 
 
-def new_game(rules: RuleOptions) -> "Moderator":
+def game_class(rules: RuleOptions) -> type["Moderator"]:
     """The moderator for a ruleset: the sports game, or the city variant."""
     if rules.game == "city":
         from voicehost.game.city import CityModerator
 
-        return CityModerator(rules)
-    return Moderator(rules)
+        return CityModerator
+    return Moderator
+
+
+def new_game(rules: RuleOptions) -> "Moderator":
+    return game_class(rules)(rules)
 
 
 class Moderator:
@@ -455,14 +459,18 @@ class Moderator:
         self.vote_resolved, self.lift_only = False, False
         self.tied, self.vote_round = None, 0
         self._say("morning")
-        if self.night >= 2:
-            if self.shot is not None and self.shot in self.alive:
-                self._killed(self.shot)
-                return
-            self._say("missed")
-            if self._quiet_red_win():
-                return
+        if self.night >= 2 and self._dawn():
+            return
         self._start_speeches()
+
+    def _dawn(self) -> bool:
+        """The night's result, told in the morning; True when the day does not
+        simply go on to its speeches (a last word first, or the game's end)."""
+        if self.shot is not None and self.shot in self.alive:
+            self._killed(self.shot)
+            return True
+        self._say("missed")
+        return self._quiet_red_win()
 
     def _killed(self, seat: int) -> None:
         self._say("killed", seat=seat)
@@ -892,11 +900,9 @@ class Moderator:
 
     # ------------------------------------------------------------ end, scores
 
-    def _team_alive(self, team: Team) -> int:
-        return sum(1 for seat in self.alive if self.roles[seat].team is team)
-
     def _check_win(self) -> bool:
-        black, red = self._team_alive(Team.BLACK), self._team_alive(Team.RED)
+        sides = Counter(self._side(seat) for seat in self.alive)
+        black, red = sides["black"], sides["red"]
         if black == 0:
             self._finish("red")
         elif black >= red:
@@ -918,10 +924,8 @@ class Moderator:
                 and self.day == 2)
 
     def _best_move(self, event: BestMove) -> None:
-        if not self._best_move_floor():
-            raise self.error("a best move fits only in the last word of the player killed on night 2",
-                             event)
-        seat = self.floor.seat if self.floor else 0
+        assert self.floor is not None  # fits() put us in the night-2 victim's last word
+        seat = self.floor.seat
         named = list(event.seats)
         if len(named) != 3 or len(set(named)) != 3 or seat in named:
             raise self.error(f"a best move names three other seats, got {named}", event)
@@ -939,6 +943,10 @@ class Moderator:
 
     def _side(self, seat: int) -> str:
         return self.roles[seat].team.value
+
+    def result_text(self) -> str | None:
+        """How the game ended, in the phrasebook's words."""
+        return self.book.text(self.WIN_SAY[self.winner]) if self.winner else None
 
     def seats(self) -> list[int]:
         return sorted(self.roles) if self.roles else list(SEATS)

@@ -1,6 +1,7 @@
 """The game protocol (SPEC §4 `--protocol`) and a full state snapshot."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from voicehost.game.moderator import Moderator
@@ -20,6 +21,11 @@ def protocol(game: Moderator) -> dict[str, Any]:
         "worst_player": game.worst_player,
         "points": {str(seat): p for seat, p in game.points().items()},
     }
+
+
+def protocol_text(game: Moderator) -> str:
+    """The protocol as the file `--protocol` writes."""
+    return json.dumps(protocol(game), ensure_ascii=False, indent=2) + "\n"
 
 
 def snapshot(game: Moderator) -> dict[str, Any]:

@@ -117,6 +117,7 @@ class _Attempt:
     reason: str | None = None
     culprit: str | None = None
     pause: float | None = None
+    fillers: list[str] = field(default_factory=list)
 
     def fail(self, reason: str, culprit: str | None = None, pause: float | None = None) -> None:
         if self.reason is None:
@@ -147,7 +148,6 @@ class SpeechListener:
         self.ended: SpeechEnd | None = None
         self.pass_at: float | None = None
         self._attempt: _Attempt | None = None
-        self._fillers: list[str] = []
         self._recent: deque[str] = deque(maxlen=max(1, grammar.question_window))
         self._previous: tuple[str, Word] | None = None
 
@@ -229,7 +229,6 @@ class SpeechListener:
         kind = self.grammar.kind(text)
         if kind in (Kind.TRIGGER, Kind.WRONG_FORM):
             self._attempt = _Attempt(last_end=word.end)
-            self._fillers = []
             if kind is Kind.WRONG_FORM:
                 self._attempt.fail(Reason.WRONG_FORM, word.word)
             return []
@@ -244,14 +243,14 @@ class SpeechListener:
         if seat:
             return [self._decide(attempt, seat, word)]
         if kind is Kind.FILLER:
-            self._fillers.append(text)
+            attempt.fillers.append(text)
         else:
             attempt.fail(Reason.EXTRA_WORDS, word.word)
         return []
 
     def _decide(self, attempt: _Attempt, seat: int, word: Word) -> Nomination:
         self._attempt = None
-        if attempt.reason is None and not self._has_required():
+        if attempt.reason is None and not self._has_required(attempt.fillers):
             attempt.fail(Reason.WRONG_FORM)
         if attempt.reason:
             return Nomination(seat, False, word.end, attempt.reason, attempt.culprit, attempt.pause)
@@ -261,12 +260,7 @@ class SpeechListener:
         self.context.accept(seat)
         return Nomination(seat, True, word.end)
 
-    def _has_required(self) -> bool:
-        return all(
-            any(self.grammar.kind(f) is Kind.FILLER and _close(f, need) for f in self._fillers)
-            for need in self.required
-        )
-
-
-def _close(word: str, need: str) -> bool:
-    return word == need or fuzz.ratio(word, need) >= 80
+    def _has_required(self, fillers: list[str]) -> bool:
+        """Whether the phrase named every required filler (classic: "кандидатуру игрока")."""
+        score = self.grammar.fuzzy_score
+        return all(any(f == need or fuzz.ratio(f, need) >= score for f in fillers) for need in self.required)

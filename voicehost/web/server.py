@@ -285,7 +285,7 @@ def make_app(live: LiveTable, access: Access, hub: Hub, out: TextIO, pair_url) -
 def lan_address() -> str:
     """This machine's address on the local network (no packet is sent to find it)."""
     try:
-        for family, _, _, _, address in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+        for _, _, _, _, address in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
             if not address[0].startswith("127."):
                 return address[0]
     except OSError:

@@ -29,8 +29,6 @@ PHASE = {
     Phase.GAME_OVER: "Игра окончена",
 }
 FLOOR = {FloorKind.SPEECH: "речь", FloorKind.TIE: "оправдание", FloorKind.LAST_WORD: "последнее слово"}
-WINNER = {"red": "Победа мирного города", "black": "Победа мафии", "draw": "Ничья",
-          "city": "Победа города", "mafia": "Победа мафии", "maniac": "Победа маньяка"}
 
 
 def _floor(live: LiveTable) -> dict[str, Any] | None:
@@ -97,7 +95,7 @@ def host_state(live: LiveTable, *, reveal_roles: bool, csrf: str, log: list[Outp
         "checks": [c for c in game.checks if c["night"] == game.night] if game.phase.is_night else [],
         "don_alive": _alive_role(game, "don"),
         "sheriff_alive": _alive_role(game, "sheriff"),
-        "winner": WINNER.get(game.winner or "", None),
+        "winner": game.result_text(),
         "best_player": game.best_player,
         "worst_player": game.worst_player,
         "points": {str(k): v for k, v in game.points().items()} if game.phase is Phase.GAME_OVER else {},

@@ -253,7 +253,7 @@ function render(s) {
   const others = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].filter((n) => !s.floor || n !== s.floor.seat);
   ["bm1", "bm2", "bm3"].forEach((id) => fillSeats($(id), others));
   $("end").hidden = !s.over;
-  $("winner").textContent = s.winner ? "Стоп игра. " + s.winner : "";
+  $("winner").textContent = s.winner || "";
   fillSeats($("best-player"), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   fillSeats($("worst-player"), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   $("points").textContent = Object.keys(s.points).length
