@@ -190,3 +190,17 @@ def test_train_typed_explains_each_phrase(capsys):
                         "Не принято: пауза 12 секунд — больше 10",
                         "Принят номер 7",
                         "Номинации не было: скажите «выставляю» и номер игрока"]
+
+
+def test_summary_names_every_kind_of_winner():
+    from voicehost.game.moderator import new_game
+    from voicehost.session import summary
+
+    live = LiveTable(Table(new_game(rules_for("city"))), AudioClock())
+    live.apply_json({"type": "setup", "roles": {"1": "mafia", "2": "commissar",
+                                                **{str(s): "citizen" for s in range(3, 9)}}})
+    until(live, Phase.CANDIDATES)
+    live.apply_json({"type": "candidates", "seats": [1]})
+    assert summary(live).startswith("Стоп игра. Победа города; ")
+    sports = live_table()
+    assert summary(sports).startswith("игра не окончена; ")
