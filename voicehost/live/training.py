@@ -8,6 +8,9 @@ from typing import Iterable, TextIO
 from voicehost.audio import Source, SpeakerSink
 from voicehost.config import Config
 from voicehost.errors import VoicehostError
+from voicehost.game.moderator import game_class
+from voicehost.live.commands import no_such_player, seat_past_table
+from voicehost.live.texts import live_texts
 from voicehost.phrasebook import load_phrasebook
 from voicehost.phrases.grammar import load_grammar
 from voicehost.phrases.listener import Nomination, SpeechListener, StaticContext
@@ -25,6 +28,8 @@ class Trainer:
         self.out = out
         self.grammar = load_grammar(rules.grammar)
         self.book = load_phrasebook(rules.phrasebook)
+        self.texts = live_texts(rules.phrasebook)
+        self.size = game_class(rules).max_seat
         self.speaker: Speaker | None = None
         if not mute:
             try:
@@ -50,9 +55,14 @@ class Trainer:
                                      pause=round(event.pause or 0.0, 1), limit=self.rules.nomination_pause)
 
     def judge(self, words: Iterable[Word]) -> list[str]:
-        """Every verdict a phrase earns, in order (one per number reached)."""
+        """Every verdict a phrase earns, in order (one per number reached); a
+        number that is no seat at the table ("выставляю 15") is told so."""
+        words = list(words)
         listener = self.listener()
         verdicts = []
+        past = seat_past_table(words, self.grammar, self.texts, self.size)
+        if past is not None:
+            verdicts.append(no_such_player(past, self.texts))
         for word in words:
             for event in listener.hear(word):
                 if isinstance(event, Nomination):
