@@ -160,6 +160,7 @@ class LiveTable:
             raise GameError(self.texts.text("undo_busy"), phase=self.game.where())
         if isinstance(event, Setup) and self.game.phase is Phase.SETUP:
             self.clock.restart(self.game.now + self.lag)  # the game's time starts at the deal
+            return self._input(event, self.game.now)
         return self._input(event, self.game_now())
 
     def _input(self, event: Event, now: float) -> list[Output]:
