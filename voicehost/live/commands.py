@@ -66,7 +66,7 @@ def parse_roles(spec: str, texts: LiveTexts | None = None) -> dict[str, str]:
 def random_roles(rng: random.Random | None = None) -> dict[str, str]:
     pool = [role.value for role, count in ROLE_COUNTS.items() for _ in range(count)]
     (rng or random.SystemRandom()).shuffle(pool)
-    return {str(seat): role for seat, role in zip(range(1, 11), pool)}
+    return {str(seat): role for seat, role in zip(range(1, 11), pool, strict=True)}
 
 
 def _seats(command: str, args: list[str], texts: LiveTexts) -> list[int]:

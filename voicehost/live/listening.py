@@ -8,8 +8,9 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, TextIO
+from typing import TextIO
 
 from voicehost.asr import AsrError, Recognizer, VoskRecognizer, grammar_phrases, load_model, model_problem
 from voicehost.audio import Clip, Source

@@ -11,9 +11,10 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator, TextIO
+from typing import Any, TextIO
 
 from voicehost.asr import model_problem
 from voicehost.audio import AudioError, Sink, SpeakerSink, WavFileSink
@@ -101,7 +102,7 @@ def build(config: Config, rules: RuleOptions, options: RunOptions, clock: Clock,
     voice = _voice(config, rules, table_sink is None)
     journal = options.resume or options.journal or (
         config.path(config.journal_dir) / time.strftime("game-%Y%m%d-%H%M%S.jsonl"))
-    game, writer, entries, replayed = open_table(rules, journal, resume=options.resume is not None)
+    game, writer, entries, _ = open_table(rules, journal, resume=options.resume is not None)
     if options.resume:
         clock.skip_to(game.now + lag)
     speaker = None
@@ -249,6 +250,7 @@ async def _recording(config: Config, rules: RuleOptions, options: RunOptions) ->
     from voicehost.live.listening import HostScript, play_recording, recognizer_for
 
     recognizer = recognizer_for(config, rules, options.out)
+    assert options.audio_file is not None
     source = WavFileSource(options.audio_file)
     host = HostScript(options.host_script, game_class(rules).max_seat)
     clock = AudioClock()
@@ -284,7 +286,7 @@ def serve(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         lines, where = load_script(args.script)
         simulate(lines, rules, where, table)
     live = LiveTable(table, GameClock(start_at=table.game.now))
-    Terminal(live, out)
+    Terminal(live, out, show_private=False, page=True)
     try:
         asyncio.run(_serve_forever(live, config, args, out))
     finally:

@@ -4,8 +4,8 @@ heard words are, so its own voice is recognised as an echo."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from voicehost.audio import AudioError, Clip, Sink
 from voicehost.errors import VoicehostError

@@ -17,9 +17,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from voicehost import errors
 from voicehost.errors import GameError, VoicehostError
@@ -39,8 +40,9 @@ Entry = tuple[float, dict[str, Any]]
 TICK: dict[str, Any] = {"type": "tick"}
 
 
-class TableStopped(VoicehostError):
-    """The journal could not be written: the table takes no more inputs."""
+class TableStopped(GameError):
+    """The journal could not be written: the table takes no more inputs
+    (a GameError, so the page answers it as a refusal, never a 500)."""
 
 
 def _journal_error_types() -> tuple[type[BaseException], ...]:
@@ -293,7 +295,7 @@ class LiveTable:
     def _check_open(self) -> None:
         self._check_journal()
         if self.failure is not None:
-            raise TableStopped(self.texts.text("stopped"))
+            raise TableStopped(self.texts.text("stopped"), phase=self.game.where())
 
     def _journal_failed_elsewhere(self, exc: BaseException) -> None:
         """Called on the writer thread; the owner hears of it on its own thread."""

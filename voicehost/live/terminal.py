@@ -11,16 +11,25 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import os
 import re
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
 from voicehost.errors import InputError, VoicehostError
 from voicehost.game.events import SeatEvent
 from voicehost.game.model import Output, Phase
-from voicehost.live.commands import NOBODY, SEAT_COMMANDS, no_such_player, number, parse_command, \
-    random_roles, seat_past_table
+from voicehost.live.commands import (
+    NOBODY,
+    SEAT_COMMANDS,
+    no_such_player,
+    number,
+    parse_command,
+    random_roles,
+    seat_past_table,
+)
 from voicehost.live.ending import protocol_paths, write_protocol
 from voicehost.live.table import LiveTable
 from voicehost.phrases.words import words_from_text
@@ -40,7 +49,7 @@ def status(live: LiveTable) -> str:
         parts.append(texts.where("night" if game.phase.is_night else "day",
                                  count=game.night if game.phase.is_night else game.day))
     if game.floor is not None:
-        left = max(0, int(round(game.floor.end - game.now)))
+        left = max(0, round(game.floor.end - game.now))
         parts.append(texts.where(game.floor.kind.value, seat=game.floor.seat) + ", "
                      + texts.where("left", count=left))
     else:
@@ -91,8 +100,13 @@ class Terminal:
         self.asking: list[str] = []
         self.asked = live.over  # a game resumed after its end has had its awards
         self.waiting: str | None = None
+        self.halted = asyncio.Event()  # the journal failed: stop reading at once
         live.listeners.append(self.on_outputs)
-        live.alarms.append(lambda text: self.write("!!! " + text))
+        live.alarms.append(self.alarm)
+
+    def alarm(self, text: str) -> None:
+        self.write("!!! " + text)
+        self.halted.set()
 
     # ------------------------------------------------------------ output
 
@@ -138,11 +152,13 @@ class Terminal:
         if not line:
             return None
         if self.asking and not line.startswith("/"):
-            return self._award(line)
+            self._award(line)
+            return None
         if line.startswith("/"):
             command = parse_command(line, self.texts)
             if command == "deal":
-                return self._deal()
+                self._deal()
+                return None
             if isinstance(command, str):
                 return command
             self.live.apply_json(command)
@@ -151,7 +167,8 @@ class Terminal:
         if silence:
             self.live.skip(float(silence.group(1)))
             return None
-        return self._speech(line)
+        self._speech(line)
+        return None
 
     def _speech(self, line: str) -> None:
         live, game = self.live, self.live.game
@@ -160,14 +177,13 @@ class Terminal:
         start = live.game_now()
         words = [w.shifted(start) for w in words_from_text(line)]
         if not words:
-            return None
+            return
         past = seat_past_table(words, game.grammar, self.texts, len(game.seats()))
         live.hear(words)
         live.clock.skip_to(words[-1].end + live.lag)
         live.tick()
         if past is not None:
             self.write(no_such_player(past, self.texts))
-        return None
 
     def _deal(self) -> None:
         if not self.show_private and not self.page:
@@ -179,7 +195,6 @@ class Terminal:
             self.write(self.texts.text("deal_private", roles=named))
         else:
             self.write(self.texts.text("deal_on_page"))
-        return None
 
     def _award(self, answer: str) -> None:
         kind = self.asking[0]
@@ -190,7 +205,6 @@ class Terminal:
             self.live.apply_json({"type": kind, "seat": seat})
         self.asking.pop(0)
         self._ask()
-        return None
 
     async def undo(self) -> None:
         undone = await self.live.undo_async()
@@ -222,12 +236,18 @@ class Terminal:
         """Read and apply lines until /quit, the end of input, `stop` (Ctrl-C)
         or a journal failure. Reading never holds up the loop and never
         outlives it: a daemon thread hands the lines over."""
-        lines = _line_queue(stdin, asyncio.get_running_loop())
+        lines, stop_reading = _line_queue(stdin, asyncio.get_running_loop())
+        try:
+            await self._repl(lines, stop)
+        finally:
+            stop_reading()
+
+    async def _repl(self, lines: asyncio.Queue[str | None], stop: asyncio.Event) -> None:
         self.write(self.texts.text("journal_at", path=self.live.journal_path))
         self.write(status(self.live))
         self.prompt()
         while self.live.failure is None:
-            line = await _next(lines, stop)
+            line = await _next(lines, stop, self.halted)
             if line is None:
                 break
             try:
@@ -245,9 +265,46 @@ class Terminal:
             self.write(status(self.live))
 
 
-def _line_queue(stdin: TextIO, loop: asyncio.AbstractEventLoop) -> asyncio.Queue[str | None]:
+def _line_queue(stdin: TextIO, loop: asyncio.AbstractEventLoop) -> tuple[asyncio.Queue[str | None], Callable[[], None]]:
+    """Lines from stdin as they come, and how to stop reading. A pipe or a
+    terminal is watched by the loop itself (nothing blocks, nothing to join);
+    anything else (a file, a StringIO) is read by a daemon thread."""
     queue: asyncio.Queue[str | None] = asyncio.Queue()
+    try:
+        fd = stdin.fileno()
+        loop.add_reader(fd, lambda: None)
+        loop.remove_reader(fd)
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation, NotImplementedError):
+        return queue, _read_in_thread(stdin, loop, queue)
+    pending = bytearray()
 
+    def ready() -> None:
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        pending.extend(chunk)
+        *lines, rest = bytes(pending).split(b"\n")
+        pending[:] = rest
+        for line in lines:
+            queue.put_nowait(line.decode("utf-8", "replace") + "\n")
+        if not chunk:
+            loop.remove_reader(fd)
+            if pending:
+                queue.put_nowait(pending.decode("utf-8", "replace"))
+            queue.put_nowait(None)
+
+    loop.add_reader(fd, ready)
+
+    def stop() -> None:
+        loop.remove_reader(fd)
+    return queue, stop
+
+
+def _read_in_thread(stdin: TextIO, loop: asyncio.AbstractEventLoop,
+                    queue: asyncio.Queue[str | None]) -> Callable[[], None]:
     def put(item: str | None) -> None:
         try:
             loop.call_soon_threadsafe(queue.put_nowait, item)
@@ -263,14 +320,15 @@ def _line_queue(stdin: TextIO, loop: asyncio.AbstractEventLoop) -> asyncio.Queue
         put(None)
 
     threading.Thread(target=read, name="stdin", daemon=True).start()
-    return queue
+    return lambda: None
 
 
-async def _next(lines: asyncio.Queue[str | None], stop: asyncio.Event) -> str | None:
+async def _next(lines: asyncio.Queue[str | None], *stops: asyncio.Event) -> str | None:
+    """The next line, or None at the end of input or when any of `stops` is set."""
     get = asyncio.ensure_future(lines.get())
-    halt = asyncio.ensure_future(stop.wait())
-    done, _ = await asyncio.wait({get, halt}, return_when=asyncio.FIRST_COMPLETED)
-    for task in (get, halt):
+    halts = [asyncio.ensure_future(stop.wait()) for stop in stops]
+    done, _ = await asyncio.wait({get, *halts}, return_when=asyncio.FIRST_COMPLETED)
+    for task in (get, *halts):
         if task not in done:
             task.cancel()
     return get.result() if get in done else None

@@ -10,8 +10,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from voicehost.errors import DataError
 from voicehost import paths
+from voicehost.errors import DataError
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from typing import Iterable, TextIO
+from collections.abc import Iterable
+from typing import TextIO
 
 from voicehost.audio import Source, SpeakerSink
 from voicehost.config import Config
