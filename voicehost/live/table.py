@@ -159,7 +159,7 @@ class LiveTable:
         an announcement."""
         self._check_open()
         if self.undoing and not isinstance(event, Heard):
-            raise GameError(self.texts.text("undo_busy"), phase=self.game.where())
+            raise self._refusal(GameError, "undo_busy")
         if isinstance(event, Setup) and self.game.phase is Phase.SETUP:
             self.clock.restart(self.game.now + self.lag)  # the game's time starts at the deal
             return self._input(event, self.game.now)
@@ -254,7 +254,7 @@ class LiveTable:
         self._check_open()
         index = last_host_input(self.entries)
         if index is None:
-            raise GameError(self.texts.text("nothing_to_undo"), phase=self.game.where())
+            raise self._refusal(GameError, "nothing_to_undo")
         return self.entries[:index] + self.entries[index + 1:], self.entries[index][1]
 
     def _undo_finish(self, game: Moderator, mark: int, undone: dict[str, Any]) -> dict[str, Any]:
@@ -295,7 +295,13 @@ class LiveTable:
     def _check_open(self) -> None:
         self._check_journal()
         if self.failure is not None:
-            raise TableStopped(self.texts.text("stopped"), phase=self.game.where())
+            raise self._refusal(TableStopped, "stopped")
+
+    def _refusal(self, kind: type[GameError], key: str) -> GameError:
+        """A refusal in the table's language; the phase is kept for the logs."""
+        error = kind(self.texts.text(key))
+        error.phase = self.game.where()
+        return error
 
     def _journal_failed_elsewhere(self, exc: BaseException) -> None:
         """Called on the writer thread; the owner hears of it on its own thread."""

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from voicehost.errors import InputError, VoicehostError
+from voicehost.errors import GameError, InputError, VoicehostError
 from voicehost.game.events import SeatEvent
 from voicehost.game.model import Output, Phase
 from voicehost.live.commands import (
@@ -206,6 +206,18 @@ class Terminal:
         self.asking.pop(0)
         self._ask()
 
+    def refusal(self, exc: VoicehostError) -> str:
+        """One line in the table's language: the phrasebook's refusal when it has
+        one for this error (the core's refusal keys), else the error's own text."""
+        render = getattr(self.live.game.book, "refusal", None)
+        if render is not None and isinstance(exc, GameError) and type(exc) is GameError \
+                and getattr(exc, "key", None):
+            try:
+                return " ".join(str(render(exc)).split())
+            except (KeyError, ValueError, TypeError, VoicehostError):
+                log.debug("no refusal text for %r", exc)
+        return " ".join(str(exc).split())
+
     async def undo(self) -> None:
         undone = await self.live.undo_async()
         self.write(self.texts.text("undo_done", what=describe(undone)))
@@ -256,7 +268,7 @@ class Terminal:
                     await self.undo()
                 await self.live.synced()  # the status line means: taken and on disk
             except VoicehostError as exc:
-                self.write("! " + " ".join(str(exc).split()))
+                self.write("! " + self.refusal(exc))
                 verdict = None
             if verdict == "quit" or self.live.failure is not None:
                 break
