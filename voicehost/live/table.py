@@ -196,7 +196,13 @@ class LiveTable:
         """From the microphone thread: the words are heard on the owner's loop."""
         if self.loop is None:
             raise RuntimeError("post_words needs the table bound to its loop")
-        self.loop.call_soon_threadsafe(self.hear, words)
+        self.loop.call_soon_threadsafe(self._hear_posted, words)
+
+    def _hear_posted(self, words: list[Word]) -> None:
+        try:
+            self.hear(words)
+        except VoicehostError as exc:  # nobody to answer: the words are lost, the game goes on
+            log.warning("words not heard: %s", exc)
 
     def tick(self) -> list[Output]:
         """What the clock alone makes happen by now."""
