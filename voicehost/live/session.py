@@ -121,7 +121,10 @@ def _deal_from_options(live: LiveTable, options: RunOptions) -> None:
 
 def summary(live: LiveTable) -> str:
     result = live.game.result_text() or live.texts.text("not_over")
-    return f"{result}; {status(live)[2:]}; {live.texts.text('journal_at', path=live.journal_path)}"
+    parts = [result, status(live)[2:]]
+    if live.journal is not None and live.journal.started:
+        parts.append(live.texts.text("journal_at", path=live.journal_path))
+    return "; ".join(parts)
 
 
 async def keep_time(live: LiveTable, stop: asyncio.Event) -> None:

@@ -160,8 +160,9 @@ class LiveTable:
         self._check_open()
         if self.undoing and not isinstance(event, Heard):
             raise self._refusal(GameError, "undo_busy")
-        if isinstance(event, Setup) and self.game.phase is Phase.SETUP:
-            self.clock.restart(self.game.now + self.lag)  # the game's time starts at the deal
+        if self.game.phase is Phase.SETUP:  # the game's time starts at the deal
+            if isinstance(event, Setup):
+                self.clock.restart(self.game.now + self.lag)
             return self._input(event, self.game.now)
         return self._input(event, self.game_now())
 
