@@ -27,7 +27,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import realgames_dir
-from tools.records import Record, convert, from_mafiaratings, from_polemica, load_records
+from tools.records import (
+    Record,
+    convert,
+    from_mafiaratings,
+    from_polemica,
+    load_records,
+)
 from voicehost.cli import main
 
 RECORDS = [r for path in sorted(realgames_dir().glob("*.json")) for r in load_records(path) if r.complete]

@@ -13,18 +13,24 @@ from tests.conftest import GAMES, realgames_dir
 from tools.records import convert, from_mafiaratings, from_polemica, load_records
 from voicehost.cli import main
 from voicehost.errors import InputError
-from voicehost.export import ExportError, export_record, host_text, load_table, write_exports
+from voicehost.export import (
+    ExportError,
+    export_record,
+    host_text,
+    load_table,
+    write_exports,
+)
 from voicehost.export.common import EXTENSION
 from voicehost.export.facts import Moment
 from voicehost.export.mafiaratings import game_time
 from voicehost.export.polemica import stage
+from voicehost.game.events import parse_event
 from voicehost.game.model import Phase
-from voicehost.journal import Table
 from voicehost.game.moderator import new_game
+from voicehost.journal import Table
 from voicehost.phrasebook import load_phrasebook
 from voicehost.rules import parse_set, rules_for
 from voicehost.simulate import Simulation
-from voicehost.game.events import parse_event
 
 # ------------------------------------------------------------ documented fields
 
@@ -188,7 +194,7 @@ def test_exports_hold_only_documented_fields(name, table, fmt):
 
 
 def test_the_validators_refuse_what_is_not_documented():
-    name, table = SOURCES[3]
+    _, table = SOURCES[3]
     record = export_record(table, "mafiaratings")
     record["players"][0]["voting"] = [None, 3]  # no "v" among the features
     with pytest.raises(AssertionError):
@@ -332,7 +338,7 @@ def test_the_ukrainian_table_gets_a_ukrainian_comment():
 
 
 def _journal(tmp_path: Path, capsys, name: str) -> Path:
-    lines, ruleset, sets = script(name)
+    _, ruleset, sets = script(name)
     path = tmp_path / f"{name}.jsonl"
     args = ["simulate", str(GAMES / f"{name}.jsonl"), "--journal", str(path), "--protocol",
             str(tmp_path / "protocol.json"), "--ruleset", ruleset] + [f"--set={s}" for s in sets]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +71,7 @@ def load_table(path: Path) -> tuple[Table, datetime]:
     """The game a journal records, with the time its last input was written."""
     try:
         first = path.read_text(encoding="utf-8").lstrip()[:1]
-        ended = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+        ended = datetime.fromtimestamp(path.stat().st_mtime, UTC)
     except FileNotFoundError:
         raise InputError(f"no journal at {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -91,5 +91,13 @@ def _is_protocol(path: Path) -> bool:
     return isinstance(data, dict) and "eliminated" in data and "winner" in data
 
 
-__all__ = ["FORMATS", "ExportError", "export_record", "export_text", "write_exports", "export_path",
-           "load_table", "host_text"]
+__all__ = [
+    "FORMATS",
+    "ExportError",
+    "export_path",
+    "export_record",
+    "export_text",
+    "host_text",
+    "load_table",
+    "write_exports",
+]

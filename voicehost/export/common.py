@@ -3,7 +3,7 @@
 language, from the phrasebook), the vote counts kept beside it, and times."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from voicehost.errors import VoicehostError
@@ -84,6 +84,6 @@ def extension(facts: Facts) -> dict[str, Any]:
 
 def times(facts: Facts, ended: datetime | None) -> tuple[str, str]:
     """Start and end in ISO 8601: the game clock runs in real seconds from the deal."""
-    end = (ended or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(microsecond=0)
+    end = (ended or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
     start = end - timedelta(seconds=round(facts.seconds))
     return start.isoformat(), end.isoformat()

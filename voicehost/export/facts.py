@@ -32,7 +32,7 @@ class Moment:
     nominee: int | None = None         # the candidate being voted on
 
     @classmethod
-    def of(cls, game: Moderator) -> "Moment":
+    def of(cls, game: Moderator) -> Moment:
         floor = game.floor
         seat = floor.seat if floor is not None else None
         killed = floor is not None and floor.kind is FloorKind.LAST_WORD and any(
