@@ -83,8 +83,6 @@ def _players(facts: Facts, notes: Notes) -> list[dict[str, Any]]:
             player[check["role"]] = check["night"] - 1
     for out in facts.protocol["eliminated"]:
         players[out["seat"]]["death"] = _death(facts, out)
-        if out["cause"] == "left_table":
-            notes.add("export_left_table", seat=out["seat"])
     for seat, moment in facts.fouls:
         players[seat].setdefault("warnings", []).append(game_time(moment))
     best = facts.protocol.get("best_move")
