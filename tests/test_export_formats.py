@@ -23,6 +23,7 @@ from voicehost.export import (
 from voicehost.export.common import EXTENSION
 from voicehost.export.facts import Moment
 from voicehost.export.mafiaratings import game_time
+from voicehost.export.names import names_event
 from voicehost.export.polemica import stage
 from voicehost.game.events import parse_event
 from voicehost.game.model import Phase
@@ -412,3 +413,19 @@ def load_records_from(path: Path):
     records = load_records(array)
     array.unlink()
     return records
+
+
+@pytest.mark.parametrize("text,names", [
+    ("1=Алиса 10=Вера Павловна", {"1": "Алиса", "10": "Вера Павловна"}),
+    ("3= 4 = Боб", {"3": "", "4": "Боб"}),
+])
+def test_typed_names_become_a_names_event(text, names):
+    event = names_event(text)
+    assert event == {"type": "names", "names": names}
+    assert parse_event(event).names == {int(s): n for s, n in names.items()}
+
+
+@pytest.mark.parametrize("text", ["", "Алиса", "Алиса 1=Боб", "11=Вера"])
+def test_typed_names_that_name_no_seat_are_refused(text):
+    with pytest.raises(InputError, match="names"):
+        parse_event(names_event(text))
