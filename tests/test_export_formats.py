@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -429,3 +430,27 @@ def test_typed_names_become_a_names_event(text, names):
 def test_typed_names_that_name_no_seat_are_refused(text):
     with pytest.raises(InputError, match="names"):
         parse_event(names_event(text))
+
+
+def test_a_journal_with_an_undo_exports_as_the_live_table_does(tmp_path):
+    """The runtime exports its in-memory table; the CLI the journal it wrote: same records."""
+    from voicehost.journal import Journal
+
+    lines, _, _ = script("red_wins_by_votes")
+    rules = rules_for("4mafia")
+    path = tmp_path / "game.jsonl"
+    table = Table(new_game(rules), Journal(path, rules))
+    sim = Simulation(table.game, table)
+    for number, line in enumerate(lines, start=1):
+        sim.step(parse_event(line))
+        if number == 3:  # a foul given by mistake, then undone by the host
+            sim.step(parse_event({"type": "foul", "seat": 9}))
+            table.undo(table.game.now)
+            sim = Simulation(table.game, table)
+    sim.run_on()
+    table.journal.close()
+    assert table.game.winner == "red" and not table.game.fouls
+    from_journal, _ = load_table(path)
+    ended = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
+    for fmt in ("mafiaratings", "polemica"):
+        assert export_record(from_journal, fmt, ended) == export_record(table, fmt, ended)
