@@ -302,6 +302,8 @@ def test_a_draw_is_a_tie_on_mafiaratings_and_a_comment_on_polemica():
     assert table.game.winner == "draw"
     assert ratings["winner"] == "tie" and polemica["result"] is None
     assert book.text("export_draw") in polemica["comment"].splitlines()
+    back = from_mafiaratings(ratings, "x")
+    assert back.winner == "draw" and back.complete
 
 
 def test_comment_names_what_the_platform_has_no_field_for():
