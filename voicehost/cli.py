@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
@@ -240,13 +241,28 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _need_extra(extra: str, modules: tuple[str, ...], what: str) -> None:
+    """A missing optional dependency is named with the pip command that brings it."""
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        raise VoicehostError(f"{what} needs the {extra} extra ({', '.join(missing)} is not installed): "
+                             f"pip install 'voicehost[{extra}]'")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    if not args.text:
+        _need_extra("live", ("vosk", "pyaudio"), "playing by voice"
+                    + (" from a recording" if args.audio_file else "")
+                    + " (or type the game with --text)")
+    if args.serve or args.lan:
+        _need_extra("web", ("aiohttp", "qrcode"), "the companion page")
     from voicehost import runner
 
     return runner.run(args)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    _need_extra("web", ("aiohttp", "qrcode"), "the companion page")
     from voicehost import runner
 
     return runner.serve(args)
