@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import math
 import os
 import sys
 import tempfile
@@ -11,9 +12,9 @@ from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
 from voicehost import __version__
-from voicehost.config import load_config
+from voicehost.config import load_settings
 from voicehost.errors import InputError, VoicehostError
-from voicehost.rules import parse_set, preset_names
+from voicehost.rules import preset_names
 
 
 class _Parser(argparse.ArgumentParser):
@@ -26,7 +27,7 @@ def _seats(text: str) -> list[int]:
     for part in text.replace(" ", "").split(","):
         if not part:
             continue
-        if not part.isdigit() or not 1 <= int(part) <= 10:
+        if not part.isascii() or not part.isdigit() or len(part) > 2 or not 1 <= int(part) <= 10:
             raise argparse.ArgumentTypeError(f"{part!r} is not a seat 1..10")
         seats.append(int(part))
     return seats
@@ -44,9 +45,15 @@ def _seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 seconds")
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a finite number of seconds above 0")
     return value
+
+
+def _port(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or len(text) > 5 or not 0 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port 0..65535")
+    return int(text)
 
 
 def _rules_args(parser: argparse.ArgumentParser) -> None:
@@ -54,11 +61,13 @@ def _rules_args(parser: argparse.ArgumentParser) -> None:
                         help="ruleset preset (default: the config's, else 4mafia)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override one ruleset option, e.g. first_day_vote=none")
-    parser.add_argument("--config", type=Path, default=None, help="a config.toml to read")
+    parser.add_argument("--config", type=Path, default=None,
+                        help="a config.toml to read (default: config.toml in the project folder, if any)")
 
 
-def _rules(args: argparse.Namespace, config=None):
-    return (config or load_config(args.config)).rules(args.ruleset, parse_set(args.overrides))
+def _rules(args: argparse.Namespace):
+    """Every command reads its settings the same way (config.load_settings)."""
+    return load_settings(args.config, args.ruleset, args.overrides)[1]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -100,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--mute", action="store_true", help="print announcements, do not speak them")
     run.add_argument("--serve", action="store_true", help="serve the companion page")
     run.add_argument("--lan", action="store_true", help="serve the page on the LAN address")
-    run.add_argument("--port", type=int, default=None, help="the page's port (default 8765)")
+    run.add_argument("--port", type=_port, default=None, help="the page's port (default 8765)")
     _rules_args(run)
 
     train = sub.add_parser("train", help="practise the nomination phrase")
@@ -112,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--script", type=Path, default=None, metavar="GAME.jsonl")
     serve.add_argument("--journal", type=Path, default=None)
     serve.add_argument("--lan", action="store_true", help="serve on the LAN address")
-    serve.add_argument("--port", type=int, default=None, help="the port (default 8765)")
+    serve.add_argument("--port", type=_port, default=None, help="the port (default 8765)")
     _rules_args(serve)
 
     sub.add_parser("devices", help="list the audio devices")
