@@ -167,9 +167,12 @@ class Journal:
     `resume=True` goes on with an existing journal: its chain is checked, and a
     torn tail is cut off first, so the next line starts on a line of its own."""
 
+    opened: list[Path] = []   # every journal this process opened: the last-resort handler names it
+
     def __init__(self, path: Path, rules: RuleOptions | None = None, *, fsync: bool = False,
                  resume: bool = False) -> None:
         self.path = Path(path)
+        Journal.opened.append(self.path)
         self.fsync = fsync
         self.failed: JournalWriteError | None = None
         self.cut = 0             # bytes of a torn tail cut off on resume
