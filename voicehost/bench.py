@@ -149,8 +149,8 @@ def _word_lag(model, clip) -> list[float]:
     from voicehost.session import chunks_of
 
     recognizer = VoskRecognizer(model)
-    game = Moderator(rules_for("4mafia", {"mafia_meet_seconds": 0.0, "don_seconds": 0.0,
-                                          "sheriff_seconds": 0.0, "speech_seconds": 3600.0}))
+    game = Moderator(rules_for("4mafia", {"mafia_meet_seconds": 0.001, "don_seconds": 0.001,
+                                          "sheriff_seconds": 0.001, "speech_seconds": 3600.0}))
     clock = GameClock()
     live = LiveTable(Table(game), clock)
     live.apply(parse_event({"type": "setup", "roles": {
