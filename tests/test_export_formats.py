@@ -374,7 +374,7 @@ def test_the_host_reads_the_refusal_in_the_table_language(tmp_path, capsys):
 
 @pytest.mark.parametrize("what,says", [
     ("protocol", "is a protocol, which keeps neither the deal"),
-    ("missing", "no journal at"),
+    ("missing", "no such file"),
     ("garbage", "not a voicehost journal"),
 ])
 def test_inputs_that_are_no_journal_are_refused_in_one_line(what, says, tmp_path, capsys):
@@ -456,3 +456,11 @@ def test_a_journal_with_an_undo_exports_as_the_live_table_does(tmp_path):
     ended = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
     for fmt in ("mafiaratings", "polemica"):
         assert export_record(from_journal, fmt, ended) == export_record(table, fmt, ended)
+
+
+def test_an_output_in_a_missing_folder_is_refused_before_reading(tmp_path, capsys):
+    journal = _journal(tmp_path, capsys, "red_wins_by_votes")
+    out = tmp_path / "nowhere" / "game.json"
+    assert main(["export", str(journal), "--format", "polemica", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "-o" in err and "does not exist" in err and err.count("\n") == 1
