@@ -464,3 +464,13 @@ def test_an_output_in_a_missing_folder_is_refused_before_reading(tmp_path, capsy
     assert main(["export", str(journal), "--format", "polemica", "-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert "-o" in err and "does not exist" in err and err.count("\n") == 1
+
+
+def test_an_unfinished_ukrainian_game_is_refused_in_ukrainian():
+    lines, ruleset, sets = script("ua_club")
+    table, _ = play(lines, ruleset, sets)
+    assert table.game.winner is None
+    with pytest.raises(ExportError) as caught:
+        export_record(table, "polemica")
+    text = host_text(caught.value, table.game.rules.phrasebook)
+    assert text == load_phrasebook("phrasebook.uk").text("export_not_over") and "Гру ще не" in text
