@@ -474,3 +474,15 @@ def test_an_unfinished_ukrainian_game_is_refused_in_ukrainian():
         export_record(table, "polemica")
     text = host_text(caught.value, table.game.rules.phrasebook)
     assert text == load_phrasebook("phrasebook.uk").text("export_not_over") and "Гру ще не" in text
+
+
+def test_best_and_worst_player_go_where_each_platform_can_hold_them():
+    lines, _, _ = script("red_wins_by_votes")
+    table, _ = play(lines + [{"type": "best_player", "seat": 6}, {"type": "worst_player", "seat": 2}])
+    book = load_phrasebook("phrasebook.ru")
+    ratings, polemica = export_record(table, "mafiaratings"), export_record(table, "polemica")
+    assert ratings["players"][5]["bonus"] == "bestPlayer"
+    assert ratings["players"][1]["comment"] == book.text("export_worst_player", seat=2)
+    validate_mafiaratings(ratings)
+    for key, seat in (("export_best_player", 6), ("export_worst_player", 2)):
+        assert book.text(key, seat=seat) in polemica["comment"].splitlines()
