@@ -333,6 +333,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from voicehost.export import export_text, load_table
 
+    _input_file(args.journal, "")
+    _output_file(args.output, "-o")
     table, ended = load_table(args.journal)
     text = export_text(table, args.format, ended)
     _write_atomic(args.output, text) if args.output else sys.stdout.write(text)

@@ -128,6 +128,7 @@ def _names(value: Any, size: int) -> dict[int, str]:
     names: dict[int, str] = {}
     for key, name in value.items():
         seat = _seat(key, f"names seat {key!r}", seats=size)
+        assert seat is not None  # a seat is required here
         if not isinstance(name, str) or not name.isprintable() or len(name.strip()) > NAME_LENGTH:
             raise InputError(f"names seat {seat}: a name must be one line of at most {NAME_LENGTH} "
                              f"characters, got {name!r}")
