@@ -27,7 +27,7 @@ from voicehost.errors import GameError, VoicehostError
 from voicehost.game.events import Event, Heard, Setup, event_to_json, parse_event
 from voicehost.game.model import Output, Phase
 from voicehost.game.moderator import Moderator, new_game
-from voicehost.journal import Journal, Table, last_host_input, rebuild, replay_entries
+from voicehost.journal import Journal, Table, last_host_input, rebuild, resume_table
 from voicehost.live.clock import AudioClock, Clock, GameClock
 from voicehost.live.texts import live_texts
 from voicehost.phrases.words import Word
@@ -56,12 +56,10 @@ class JournalWriter:
     file is created with the first entry, so a session quit before the deal
     leaves nothing behind."""
 
-    def __init__(self, path: Path, rules: RuleOptions, *, resume: bool = False,
-                 journal: Journal | None = None) -> None:
+    def __init__(self, path: Path, rules: RuleOptions, *, journal: Journal | None = None) -> None:
         self.path = path
         self.rules = rules
-        self.journal = journal if journal is not None else (
-            Journal(path, rules, fsync=True, resume=True) if resume else None)
+        self.journal = journal  # an open journal (a resumed game), else created with the first entry
         self.failed: BaseException | None = None
         self.on_failure: Callable[[BaseException], None] = lambda exc: None
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="journal")
@@ -83,7 +81,7 @@ class JournalWriter:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self.journal = Journal(self.path, self.rules, fsync=True)
             self.journal.write_entry(t, event)
-        except _journal_error_types() as exc:
+        except Exception as exc:  # whatever it was, the game is no longer recorded: stop
             log.error("journal %s: write failed: %s", self.path, exc)
             self.failed = exc
             self.on_failure(exc)
@@ -358,11 +356,9 @@ def open_table(rules: RuleOptions, journal: Path, *, resume: bool) -> tuple[Mode
                                                                              list[Entry], list[Output]]:
     """A new game to be journaled to `journal` (created at the deal), or the
     game a journal holds, ready to go on."""
-    if resume:
-        if not journal.is_file():
-            raise VoicehostError(f"no journal at {journal} to resume")
-        game, outputs, entries = replay_entries(journal)
-        return game, JournalWriter(journal, game.rules, resume=True), entries, outputs
+    if resume:  # the journal is locked before it is read: a second table is refused
+        table, outputs, opened = resume_table(journal)
+        return table.game, JournalWriter(journal, table.game.rules, journal=opened), table.entries, outputs
     return new_game(rules), JournalWriter(journal, rules), [], []
 
 
