@@ -290,7 +290,8 @@ def test_microphone_words_are_posted_to_the_loop():
 
 
 def test_a_typed_game_ends_with_awards_and_its_protocol_beside_the_journal(tmp_path):
-    code, out, journal = play_typed(tmp_path, GAME + ["3", "x", "-", "/quit"])
+    code, out, journal = play_typed(tmp_path, GAME[:1] + ["/names 1=Алиса 10=Вера Павловна"] + GAME[1:]
+                                    + ["3", "x", "-", "/quit"])
     assert code == 0
     lines = out.splitlines()
     end = lines.index(next(line for line in lines if "Стоп игра. Победа мирного города" in line))
@@ -304,6 +305,10 @@ def test_a_typed_game_ends_with_awards_and_its_protocol_beside_the_journal(tmp_p
     assert data["winner"] == "red" and data["best_player"] == 3 and data["worst_player"] is None
     assert csv_path.read_text("utf-8").startswith("seat,role,points")
     assert replay(journal)[0].best_player == 3
+    # ... and the rating platforms' records beside the protocol, with the names the host typed
+    records = [tmp_path / "game.protocol.mafiaratings.json", tmp_path / "game.protocol.polemica.json"]
+    assert f"Для рейтинга: {records[0]}, {records[1]}" in lines
+    assert "Вера Павловна" in records[0].read_text("utf-8") and "Алиса" in records[1].read_text("utf-8")
 
 
 def test_quit_before_the_deal_leaves_no_journal(tmp_path):

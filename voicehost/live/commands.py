@@ -88,6 +88,10 @@ def parse_command(line: str, texts: LiveTexts | None = None) -> dict[str, Any] |
         return head[1:]
     if head in ("/pause", "/resume", "/next"):
         return {"type": head[1:]}
+    if head == "/names":  # the players' names, for the rating platforms' records
+        from voicehost.export.names import names_event
+
+        return names_event(line.strip()[len("/names"):])
     if head == "/roles":
         return {"type": "setup", "roles": parse_roles(" ".join(args), texts)}
     if head == "/votes":

@@ -139,6 +139,12 @@ class LiveTable:
         return self.journal.path if self.journal else None
 
     @property
+    def table(self) -> LiveTable:
+        """The page's older way to the accepted inputs (`live.table.entries`);
+        `live.entries` is the one name now."""
+        return self
+
+    @property
     def over(self) -> bool:
         return self.game.phase is Phase.GAME_OVER
 
@@ -359,6 +365,10 @@ def open_table(rules: RuleOptions, journal: Path, *, resume: bool) -> tuple[Mode
     if resume:  # the journal is locked before it is read: a second table is refused
         table, outputs, opened = resume_table(journal)
         return table.game, JournalWriter(journal, table.game.rules, journal=opened), table.entries, outputs
+    try:  # the folder now (the page keeps its paired devices there); the file at the deal
+        journal.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise VoicehostError(f"cannot make the journal folder {journal.parent}: {exc.strerror or exc}") from None
     return new_game(rules), JournalWriter(journal, rules), [], []
 
 

@@ -231,7 +231,23 @@ class Terminal:
             return None
         paths = write_protocol(self.live, target)
         self.write(self.texts.text("protocol_at", json=paths[0], csv=paths[1]))
+        if self.live.over:
+            self._exports(target)
         return paths
+
+    def _exports(self, protocol: Path) -> None:
+        """The rating platforms' records beside the protocol, where the game has them."""
+        from voicehost.export import write_exports
+
+        try:
+            written = write_exports(self.live, protocol)  # type: ignore[arg-type]  # game + entries, as a Table
+        except VoicehostError as exc:  # the city variant has no rating record
+            log.info("no rating-platform records: %s", exc)
+            return
+        except OSError as exc:
+            self.write("! " + self.texts.text("exports_failed", why=exc.strerror or exc))
+            return
+        self.write(self.texts.text("exports_at", paths=", ".join(map(str, written))))
 
     def goodbye(self) -> None:
         """Where the journal and the protocol are; no journal if no game was dealt."""
