@@ -29,7 +29,7 @@ from voicehost.game.model import Output, Phase
 from voicehost.game.moderator import Moderator, new_game
 from voicehost.journal import Journal, Table, last_host_input, rebuild, resume_table
 from voicehost.live.clock import AudioClock, Clock, GameClock
-from voicehost.live.texts import live_texts
+from voicehost.live.texts import live_texts, rendered
 from voicehost.phrases.words import Word
 from voicehost.rules import RuleOptions
 
@@ -349,7 +349,7 @@ class LiveTable:
     def _emit(self, outputs: list[Output], *, changed: bool = False) -> None:
         for output in outputs:
             if output.kind == "say" and self.speaker is not None:
-                self.speaker.say(output.text, private=output.private, at=output.t)
+                self.speaker.say(rendered(self.game.book, output), private=output.private, at=output.t)
         if outputs or changed:
             for listener in list(self.listeners):
                 try:

@@ -16,7 +16,7 @@ import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from voicehost.errors import GameError, InputError, VoicehostError
 from voicehost.game.events import SeatEvent
@@ -32,6 +32,7 @@ from voicehost.live.commands import (
 )
 from voicehost.live.ending import protocol_paths, write_protocol
 from voicehost.live.table import LiveTable
+from voicehost.live.texts import rendered
 from voicehost.phrases.words import words_from_text
 
 log = logging.getLogger(__name__)
@@ -48,12 +49,14 @@ def status(live: LiveTable) -> str:
     if playing:
         parts.append(texts.where("night" if game.phase.is_night else "day",
                                  count=game.night if game.phase.is_night else game.day))
+    book_status = getattr(game.book, "status", {})  # the core's labels, where the phrasebook has them
     if game.floor is not None:
         left = max(0, round(game.floor.end - game.now))
-        parts.append(texts.where(game.floor.kind.value, seat=game.floor.seat) + ", "
-                     + texts.where("left", count=left))
+        kind = game.floor.kind.value
+        floor = getattr(game.book, "status_floor", {}).get(kind) or texts.status.get(kind, kind)
+        parts.append(floor.format(seat=game.floor.seat) + ", " + texts.where("left", count=left))
     else:
-        parts.append(texts.where(game.phase.value))
+        parts.append(book_status.get(game.phase.value) or texts.where(game.phase.value))
     if game.today and playing and not game.phase.is_night:  # the day's nominees end with the day
         parts.append(texts.where("nominees", seats=game.today))
     if game.paused_at is not None:
@@ -61,13 +64,14 @@ def status(live: LiveTable) -> str:
     return "· " + " · ".join(parts)
 
 
-def format_output(output: Output, private_mark: str = "(только ведущему) ") -> str:
+def format_output(output: Output, book: Any = None, private_mark: str = "(только ведущему) ") -> str:
     minutes, seconds = divmod(int(output.t), 60)
+    text = rendered(book, output)
     if output.kind == "suggest":
         verdict = "фол" if output.data.get("suggest") == "foul" else "дисквалификация"
-        return f"[{minutes:02d}:{seconds:02d}] ? игрок {output.data.get('seat')}: «{output.text}» — {verdict}?"
+        return f"[{minutes:02d}:{seconds:02d}] ? игрок {output.data.get('seat')}: «{text}» — {verdict}?"
     mark = private_mark if output.private else ""
-    return f"[{minutes:02d}:{seconds:02d}] {mark}{output.text}"
+    return f"[{minutes:02d}:{seconds:02d}] {mark}{text}"
 
 
 def describe(event: dict) -> str:
@@ -119,7 +123,7 @@ class Terminal:
         for output in outputs:
             if output.private and not self.show_private:
                 continue
-            self.out.write(format_output(output, mark) + "\n")
+            self.out.write(format_output(output, self.live.game.book, mark) + "\n")
         self.out.flush()
         self.prompt()
 
@@ -210,8 +214,7 @@ class Terminal:
         """One line in the table's language: the phrasebook's refusal when it has
         one for this error (the core's refusal keys), else the error's own text."""
         render = getattr(self.live.game.book, "refusal", None)
-        if render is not None and isinstance(exc, GameError) and type(exc) is GameError \
-                and getattr(exc, "key", None):
+        if render is not None and isinstance(exc, GameError) and getattr(exc, "key", None):
             try:
                 return " ".join(str(render(exc)).split())
             except (KeyError, ValueError, TypeError, VoicehostError):

@@ -63,3 +63,10 @@ def live_texts(phrasebook: str, folder: Path | None = None) -> LiveTexts:
     stems = block.pop("beyond_table", [])
     lines = {key: value.strip("\n") for key, value in block.items() if isinstance(value, str)}
     return LiveTexts(lines, dict(roles), dict(status), tuple(stems))
+
+
+def rendered(book: Any, output: Any) -> str:
+    """An output's words: the phrasebook renders keys with values where it can
+    (the core's `Phrasebook.render`), else the output carries its text."""
+    render = getattr(book, "render", None)
+    return str(render(output)) if render is not None else str(output.text)

@@ -9,7 +9,7 @@ from typing import TextIO
 from voicehost.audio import Source, SpeakerSink
 from voicehost.config import Config
 from voicehost.errors import VoicehostError
-from voicehost.game.moderator import game_class
+from voicehost.game.moderator import new_game
 from voicehost.live.commands import no_such_player, seat_past_table
 from voicehost.live.texts import live_texts
 from voicehost.phrasebook import load_phrasebook
@@ -30,7 +30,7 @@ class Trainer:
         self.grammar = load_grammar(rules.grammar)
         self.book = load_phrasebook(rules.phrasebook)
         self.texts = live_texts(rules.phrasebook)
-        self.size = game_class(rules).max_seat
+        self.size = new_game(rules).max_seat  # 10, or up to 11 at a city table
         self.speaker: Speaker | None = None
         if not mute:
             try:
