@@ -26,7 +26,7 @@ from voicehost.cli import build_parser
 from voicehost.errors import GameError, InputError
 from voicehost.game.model import Phase
 from voicehost.game.moderator import new_game
-from voicehost.journal import Journal, replay
+from voicehost.journal import Journal, rebuild, replay
 from voicehost.live import AudioClock, GameClock, JournalWriter, LiveTable, TableStopped
 from voicehost.live.commands import parse_roles
 from voicehost.live.listening import listen
@@ -266,6 +266,35 @@ def test_undo_rebuilds_off_the_loop_and_tells_what_it_took_back():
     assert "Отменено: /foul 3" in out.getvalue()
     with pytest.raises(GameError, match="Отменять нечего"):
         live.undo()
+
+
+def test_during_an_undo_host_inputs_wait_and_words_are_kept(monkeypatch):
+    live, terminal = typed_table()
+    for line in ("/roles d4 m2 m7 s6", "<80>", "выставляю седьмого", "/foul 3"):
+        terminal.handle(line)
+    slow = threading.Event()
+
+    def rebuild_slowly(rules, entries):
+        assert slow.wait(10)
+        return rebuild(rules, entries)
+
+    async def scenario():
+        live.bind(asyncio.get_running_loop())
+        undo = asyncio.ensure_future(live.undo_async())
+        await async_wait_for(lambda: live.undoing)
+        with pytest.raises(GameError, match="Подождите: идёт отмена"):
+            live.apply_json({"type": "foul", "seat": 5})
+        start = live.game.now
+        live.hear([Word("спасибо", start + 0.5, start + 0.9)])  # the speaker goes on meanwhile
+        slow.set()
+        return await asyncio.wait_for(undo, 10)
+
+    monkeypatch.setattr("voicehost.live.table.rebuild", rebuild_slowly)
+    undone = asyncio.run(asyncio.wait_for(scenario(), 20))
+    assert undone == {"type": "foul", "seat": 3}
+    assert live.game.fouls[3] == 0 and live.game.fouls[5] == 0
+    assert live.game.today == [7] and live.game.floor.seat == 2  # the words heard during the undo count
+    assert [e["type"] for _, e in live.entries].count("foul") == 0
 
 
 def test_microphone_words_are_posted_to_the_loop():
