@@ -208,7 +208,12 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
 
         source = MicrophoneSource(config.audio.input_device or None)
     clock = GameClock()
-    live, resumed = build(config, rules, options, clock, lag=config.asr.listen_lag if microphone else 0.0)
+    try:
+        live, resumed = build(config, rules, options, clock, lag=config.asr.listen_lag if microphone else 0.0)
+    except BaseException:
+        if source is not None:
+            source.close()
+        raise
     live.bind(asyncio.get_running_loop())
     terminal = Terminal(live, options.out, show_private=options.show_private or not options.page,
                         page=options.page, protocol=options.protocol)
