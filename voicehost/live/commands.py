@@ -29,6 +29,11 @@ def _russian() -> LiveTexts:
     return live_texts("phrasebook.ru")
 
 
+def shown(text: str, limit: int = 20) -> str:
+    """A typed token as a refusal quotes it: never a screenful."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def number(text: str) -> int | None:
     return int(text) if _DIGITS.fullmatch(text) else None
 
@@ -50,7 +55,7 @@ def parse_roles(spec: str, texts: LiveTexts | None = None) -> dict[str, str]:
         elif short:
             named.append((str(int(short.group(2))), ROLE_LETTERS[short.group(1)]))
         else:
-            raise InputError(texts.text("roles_bad_token", word=token))
+            raise InputError(texts.text("roles_bad_token", word=shown(token)))
     roles = {str(seat): "citizen" for seat in range(1, count + 1)}
     seen: set[str] = set()
     for seat, role in named:
@@ -74,7 +79,7 @@ def _seats(command: str, args: list[str], texts: LiveTexts) -> list[int]:
     for arg in args:
         seat = number(arg)
         if seat is None:
-            raise InputError(texts.text("seats_bad", command=command, word=arg))
+            raise InputError(texts.text("seats_bad", command=command, word=shown(arg)))
         seats.append(seat)
     return seats
 
@@ -99,7 +104,7 @@ def parse_command(line: str, texts: LiveTexts | None = None) -> dict[str, Any] |
         for arg in args:
             seat, sep, count = arg.replace(":", "=").partition("=")
             if not sep or number(seat) is None or number(count) is None:
-                raise InputError(texts.text("votes_bad", word=arg))
+                raise InputError(texts.text("votes_bad", word=shown(arg)))
             counts[str(number(seat))] = number(count)
         return {"type": "votes", "counts": counts}
     if head == "/lift":
@@ -116,7 +121,7 @@ def parse_command(line: str, texts: LiveTexts | None = None) -> dict[str, Any] |
         if SEAT_COMMANDS[head] in NULLABLE and args[0].lower() in NOBODY:
             return {"type": SEAT_COMMANDS[head], "seat": None}
         return {"type": SEAT_COMMANDS[head], "seat": _seats(head, args, texts)[0]}
-    raise InputError(texts.text("unknown_command", command=head))
+    raise InputError(texts.text("unknown_command", command=shown(head)))
 
 
 def seat_past_table(words: list[Word], grammar: Grammar, texts: LiveTexts, size: int) -> str | None:
@@ -144,5 +149,5 @@ def seat_past_table(words: list[Word], grammar: Grammar, texts: LiveTexts, size:
 
 def no_such_player(said: str, texts: LiveTexts) -> str:
     if said.isdigit():
-        return texts.text("no_such_player", seat=said)
-    return texts.text("no_such_player_word", word=said)
+        return texts.text("no_such_player", seat=shown(said))
+    return texts.text("no_such_player_word", word=shown(said))

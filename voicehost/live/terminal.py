@@ -29,6 +29,7 @@ from voicehost.live.commands import (
     parse_command,
     random_roles,
     seat_past_table,
+    shown,
 )
 from voicehost.live.ending import protocol_paths, write_protocol
 from voicehost.live.table import LiveTable
@@ -205,7 +206,7 @@ class Terminal:
         if answer.lower() not in NOBODY:
             seat = number(answer)
             if seat is None:
-                raise InputError(self.texts.text("not_a_seat", word=answer))
+                raise InputError(self.texts.text("not_a_seat", word=shown(answer)))
             self.live.apply_json({"type": kind, "seat": seat})
         self.asking.pop(0)
         self._ask()
