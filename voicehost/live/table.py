@@ -217,8 +217,9 @@ class LiveTable:
 
     def tick_to(self, now: float) -> list[Output]:
         with self.lock:
+            fired = self.game.fired
             outputs = self.game.advance(now)
-            if outputs:  # replay needs the clock only where it did something
+            if outputs or self.game.fired != fired:  # replay needs the clock only where a timer fired
                 self._record(self.game.now, TICK)
         self._emit(outputs)
         return outputs
