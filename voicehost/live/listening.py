@@ -19,6 +19,7 @@ from voicehost.errors import InputError, VoicehostError
 from voicehost.game.events import Event, parse_event
 from voicehost.live.clock import AudioClock, GameClock
 from voicehost.live.table import LiveTable
+from voicehost.live.texts import live_texts
 from voicehost.rules import RuleOptions
 
 log = logging.getLogger(__name__)
@@ -100,8 +101,8 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
                                 stable_seconds=config.asr.stable_ms / 1000)
     missing = recognizer.missing(phrases)
     if missing:
-        out.write(f"note: the speech model does not know {len(missing)} grammar word(s), which it can "
-                  f"never hear: {', '.join(missing[:12])}{' …' if len(missing) > 12 else ''}\n")
+        words = ", ".join(missing[:12]) + (" …" if len(missing) > 12 else "")
+        out.write(live_texts(rules.phrasebook).text("model_missing_words", count=len(missing), words=words) + "\n")
     return recognizer
 
 

@@ -25,6 +25,7 @@ from voicehost.live.commands import parse_roles
 from voicehost.live.speaking import prerender, supervised_speaker
 from voicehost.live.table import LiveTable, open_table
 from voicehost.live.terminal import Terminal, status
+from voicehost.live.texts import live_texts
 from voicehost.rules import RuleOptions, parse_set
 from voicehost.tts import Voice, VoiceError, open_voice
 
@@ -191,9 +192,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, stdin: TextIO = sys.
         problem = model_problem(config.path(config.asr.model))
         microphone = problem is None
         if problem:
-            out.write(f"{problem}. To play by voice, get a model with `voicehost models download`.\n"
-                      f"Until then the game runs on typed input: each line is what the current speaker "
-                      f"says, /help lists the host's commands.\n")
+            out.write(live_texts(rules.phrasebook).text("no_model", why=problem) + "\n")
     return asyncio.run(_live(config, rules, options, stdin, microphone=microphone))
 
 
@@ -322,7 +321,7 @@ def train(args: argparse.Namespace, out: TextIO = sys.stdout, stdin: TextIO = sy
     try:
         if args.text or model_problem(config.path(config.asr.model)) is not None:
             if not args.text:
-                out.write("no speech model yet (`voicehost models download`): type the phrases instead\n")
+                out.write(live_texts(rules.phrasebook).text("train_no_model") + "\n")
             trainer.typed(stdin)
         else:
             from voicehost.audio import MicrophoneSource

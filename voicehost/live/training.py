@@ -37,7 +37,7 @@ class Trainer:
                 voice = open_voice(config.path(config.tts.voice), config.tts.espeak_voice or rules.language)
                 sink = SpeakerSink(config.audio.table_device or None)
             except VoicehostError as exc:
-                out.write(f"({exc}; verdicts are printed only)\n")
+                out.write(self.texts.text("train_no_voice", why=exc) + "\n")
             else:
                 self.speaker = Speaker(voice, sink, None, lambda: 0.0, tail=0.0)
 
@@ -78,8 +78,7 @@ class Trainer:
             self.speaker.say(text)
 
     def typed(self, stdin: TextIO) -> None:
-        self.out.write("Тренировка: наберите фразу («выставляю <12> седьмого»: <N> — N секунд тишины); "
-                       "пустая строка — выход\n")
+        self.out.write(self.texts.text("train_typed") + "\n")
         for line in stdin:
             if not line.strip():
                 break
@@ -87,10 +86,10 @@ class Trainer:
                 for verdict in self.judge(words_from_text(line)):
                     self.tell(verdict)
             except VoicehostError as exc:
-                self.out.write(f"! {exc}\n")
+                self.out.write(f"! {' '.join(str(exc).split())}\n")
 
     def microphone(self, recognizer, source: Source) -> None:
-        self.out.write("Тренировка: говорите фразу выдвижения; Ctrl+C — выход\n")
+        self.out.write(self.texts.text("train_microphone") + "\n")
         listener = self.listener()
         try:
             for chunk in source.chunks():
