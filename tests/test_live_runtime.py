@@ -421,6 +421,15 @@ def test_status_at_night_drops_the_days_nominees():
     assert status(live) == "· ночь 2 · мафия стреляет (/shot)"
 
 
+def test_forbidden_words_are_suggested_to_the_host_in_the_tables_language():
+    for ruleset, line in (("4mafia", "? игрок 1: «клянусь» — дисквалификация?"),
+                          ("ua-club", "? гравець 1: «клянусь» — дискваліфікація?")):
+        live, terminal = typed_table(ruleset)
+        for typed in ("/roles d4 m2 m7 s6", "<80>", "клянусь"):
+            terminal.handle(typed)
+        assert any(printed.endswith(line) for printed in terminal.out.getvalue().splitlines()), ruleset
+
+
 def test_roles_naming_a_seat_twice():
     with pytest.raises(InputError, match="место 4 названо дважды"):
         parse_roles("d4 m4 s6")

@@ -33,7 +33,7 @@ from voicehost.live.commands import (
 )
 from voicehost.live.ending import protocol_paths, write_protocol
 from voicehost.live.table import LiveTable
-from voicehost.live.texts import rendered
+from voicehost.live.texts import LiveTexts, rendered
 from voicehost.phrases.words import words_from_text
 
 log = logging.getLogger(__name__)
@@ -65,13 +65,15 @@ def status(live: LiveTable) -> str:
     return "· " + " · ".join(parts)
 
 
-def format_output(output: Output, book: Any = None, private_mark: str = "(только ведущему) ") -> str:
+def format_output(output: Output, book: Any, texts: LiveTexts) -> str:
+    """One output as the terminal prints it: the game time, then the words."""
     minutes, seconds = divmod(int(output.t), 60)
     text = rendered(book, output)
     if output.kind == "suggest":
-        verdict = "фол" if output.data.get("suggest") == "foul" else "дисквалификация"
-        return f"[{minutes:02d}:{seconds:02d}] ? игрок {output.data.get('seat')}: «{text}» — {verdict}?"
-    mark = private_mark if output.private else ""
+        what = texts.text("suggest_foul" if output.data.get("suggest") == "foul" else "suggest_disqualify")
+        line = texts.text("suggestion", seat=output.data.get("seat"), word=text, what=what)
+        return f"[{minutes:02d}:{seconds:02d}] {line}"
+    mark = texts.text("private_mark") + " " if output.private else ""
     return f"[{minutes:02d}:{seconds:02d}] {mark}{text}"
 
 
@@ -120,11 +122,10 @@ class Terminal:
         self.out.flush()
 
     def on_outputs(self, outputs: list[Output]) -> None:
-        mark = self.texts.text("private_mark") + " "
         for output in outputs:
             if output.private and not self.show_private:
                 continue
-            self.out.write(format_output(output, self.live.game.book, mark) + "\n")
+            self.out.write(format_output(output, self.live.game.book, self.texts) + "\n")
         self.out.flush()
         self.prompt()
 
