@@ -80,9 +80,12 @@ class LiveTable:
     def apply(self, event: Event) -> list[Output]:
         """A host or player input; raises (and changes nothing) when it does not fit."""
         with self.lock:
-            outputs = self.table.apply(event, self.game_now())
+            now = self.game_now()
+            ticked = self.table.advance(now)  # due timers speak even if the input is refused
+            self._emit(ticked)
+            outputs = self.table.apply(event, now)
             self._emit(outputs)
-            return outputs
+            return ticked + outputs
 
     def apply_json(self, data: dict) -> list[Output]:
         return self.apply(parse_event(data, self.game.max_seat))

@@ -33,7 +33,52 @@ class CityRole(Enum):
         return {"mafia": "mafia", "maniac": "maniac"}.get(self.value, "city")
 
 
+class CityVariant:
+    def check_deal(self, game: Moderator, names: dict[int, str]) -> None:
+        count = len(names)
+        if not 8 <= count <= 11 or sorted(names) != list(range(1, count + 1)):
+            raise game.error(f"the city variant seats 8 to 11 players on seats 1..N; got seats "
+                             f"{', '.join(map(str, sorted(names)))}")
+        known = {r.value for r in CityRole}
+        for seat, name in sorted(names.items()):
+            if name not in known:
+                raise game.error(f"setup seat {seat}: unknown role {name!r} (known: {', '.join(sorted(known))})")
+        counts = Counter(names.values())
+        if counts["mafia"] < 1 or counts["commissar"] != 1:
+            raise game.error("the city variant needs at least one mafia and exactly one commissar")
+        extra = [r for r in ("doctor", "lover", "maniac") if counts[r] > 1]
+        if extra:
+            raise game.error(f"the city variant has at most one {extra[0]}")
+
+    def best_move_floor(self, game: Moderator) -> bool:
+        return False
+
+    def precheck_seat_event(self, game: Moderator, event: SeatEvent) -> str | None:
+        if event.type in ACTION_ROLE:
+            role = ACTION_ROLE[event.type]
+            actor = game._seat_of_role(role)
+            if actor is None or actor not in game.alive:
+                return f"there is no {role} in the game to act"
+            if event.seat is not None and event.seat not in game.alive:
+                return f"seat {event.seat} is not in the game"
+        if event.type in ("don_check", "sheriff_check"):
+            return "the city variant has no don or sheriff checks; use commissar_check"
+        return None
+
+    def seat_event_fits(self, game: Moderator, event: SeatEvent) -> bool:
+        if event.type in ACTION_ROLE:
+            return game.phase is Phase.NIGHT_ACTION and game.windows[game.window] == event.type
+        return event.type == "shot" and game.phase is Phase.HUNT and not game.shot_entered
+
+    def best_move_refusal(self, game: Moderator, seat: int) -> str | None:
+        return None
+
+    def seat_event_refusal(self, game: Moderator, event: SeatEvent) -> str | None:
+        return None
+
+
 class CityModerator(Moderator):
+    VARIANT = CityVariant
     max_seat = 11
     nominations_by_phrase = False
     WIN_SAY = {"city": "city_wins", "mafia": "mafia_wins", "maniac": "maniac_wins"}
@@ -45,22 +90,6 @@ class CityModerator(Moderator):
         self.actions: dict[str, int | None] = {}
 
     # ------------------------------------------------------------ the deal
-
-    def _check_roles(self, names: dict[int, str]) -> None:
-        count = len(names)
-        if not 8 <= count <= 11 or sorted(names) != list(range(1, count + 1)):
-            raise self.error(f"the city variant seats 8 to 11 players on seats 1..N; got seats "
-                             f"{', '.join(map(str, sorted(names)))}")
-        known = {r.value for r in CityRole}
-        for seat, name in sorted(names.items()):
-            if name not in known:
-                raise self.error(f"setup seat {seat}: unknown role {name!r} (known: {', '.join(sorted(known))})")
-        counts = Counter(names.values())
-        if counts["mafia"] < 1 or counts["commissar"] != 1:
-            raise self.error("the city variant needs at least one mafia and exactly one commissar")
-        extra = [r for r in ("doctor", "lover", "maniac") if counts[r] > 1]
-        if extra:
-            raise self.error(f"the city variant has at most one {extra[0]}")
 
     def _setup(self, names: dict[int, str]) -> None:
         self.roles = {seat: CityRole(name) for seat, name in sorted(names.items())}  # type: ignore[misc]
@@ -103,9 +132,6 @@ class CityModerator(Moderator):
         self._enter(Phase.CANDIDATES)
 
     def _candidates(self, seats: list[int]) -> None:
-        strangers = [s for s in seats if s not in self.alive]
-        if strangers or len(set(seats)) != len(seats):
-            raise self.error(f"candidates must be distinct players in the game, got {seats}")
         if not seats:
             self._say("city_no_candidates")
             self.vote_resolved = True
@@ -163,26 +189,6 @@ class CityModerator(Moderator):
     def _window_done(self) -> None:
         self._say(f"{ACTION_ROLE[self.windows[self.window]]}_sleeps")
         self._next_window()
-
-    def _seat_event_fits(self, event: SeatEvent) -> bool:
-        if event.type in ACTION_ROLE:
-            return (self.phase is Phase.NIGHT_ACTION and self.windows[self.window] == event.type)
-        if event.type in ("don_check", "sheriff_check"):
-            return False
-        return super()._seat_event_fits(event)
-
-    def _precheck_seat_event(self, event: SeatEvent) -> None:
-        if event.type in ACTION_ROLE:
-            role = ACTION_ROLE[event.type]
-            actor = self._seat_of_role(role)
-            if actor is None or actor not in self.alive:
-                raise self.error(f"there is no {role} in the game to act", event)
-            if event.seat is not None and event.seat not in self.alive:
-                raise self.error(f"seat {event.seat} is not in the game", event)
-            return
-        if event.type in ("don_check", "sheriff_check"):
-            raise self.error("the city variant has no don or sheriff checks; use commissar_check", event)
-        super()._precheck_seat_event(event)
 
     def _seat_handlers(self) -> dict[str, Any]:
         handlers = super()._seat_handlers()
@@ -250,5 +256,3 @@ class CityModerator(Moderator):
             self._finish("mafia")
         return self.phase is Phase.GAME_OVER
 
-    def _best_move_floor(self) -> bool:
-        return False

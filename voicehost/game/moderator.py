@@ -11,10 +11,14 @@ so advancing to t1 and then t2 leaves the same state as advancing to t2, and a
 journal of inputs with their times replays to the identical game."""
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from typing import Any
 
 from voicehost.errors import GameError
+from voicehost.game.admission import admit
+from voicehost.game.admission import fits as admission_fits
+from voicehost.game.admission import precheck as admission_precheck
 from voicehost.game.events import (
     BestMove,
     Candidates,
@@ -41,6 +45,8 @@ from voicehost.game.model import (
     Role,
     Team,
 )
+from voicehost.game.variants.base import Variant
+from voicehost.game.variants.sports import SportsVariant
 from voicehost.phrasebook import Phrasebook, load_phrasebook
 from voicehost.phrases.grammar import Grammar, load_grammar
 from voicehost.phrases.listener import (
@@ -104,6 +110,8 @@ def new_game(rules: RuleOptions) -> "Moderator":
 
 
 class Moderator:
+    VARIANT: type[Variant] = SportsVariant
+    _SHARED = ("rules", "grammar", "book", "variant")
     max_seat = len(SEATS)
     nominations_by_phrase = True
     WIN_SAY = {"red": "red_wins", "black": "black_wins", "draw": "draw"}
@@ -117,6 +125,7 @@ class Moderator:
         self.rules = rules
         self.grammar = grammar or load_grammar(rules.grammar)
         self.book = phrasebook or load_phrasebook(rules.phrasebook)
+        self.variant: Variant = self.VARIANT()
         self.now = 0.0
         self.phase = Phase.SETUP
         self.roles: dict[int, Role] = {}
@@ -168,16 +177,43 @@ class Moderator:
     # ----------------------------------------------------------------- driving
 
     def handle(self, event: Event, now: float) -> list[Output]:
-        """Advance the clock to `now`, then apply one input; all or nothing."""
+        """Advance the clock to `now`, then apply one input; all or nothing.
+
+        A refused input leaves the game exactly as it was, clock included: the
+        timers due by `now` still fire on the next `advance`, so nothing they
+        announce is lost. Callers that can should `advance(now)` first."""
         mark = len(self.outputs)
         if isinstance(event, Heard):
             self._advance(now)
             self._hear(event.word)
             return self.outputs[mark:]
-        self.precheck(event)
-        self._advance(now)
+        due = self.next_deadline()
+        if due is None or due > now:
+            admit(self, event)  # nothing fires on the way to `now`: judge it here
+            self._advance(now)
+        else:
+            saved = self._save()
+            self._advance(now)
+            try:
+                admit(self, event)
+            except GameError:
+                self._restore(saved, mark)
+                raise
         self._apply(event)
         return self.outputs[mark:]
+
+    def _save(self) -> dict[str, Any]:
+        """The game's moving parts, copied; what never changes is shared."""
+        keep = {name: self.__dict__[name] for name in self._SHARED}
+        memo: dict[int, Any] = {id(self): self, **{id(v): v for v in keep.values()}}
+        moving = {k: v for k, v in self.__dict__.items() if k not in self._SHARED}
+        return copy.deepcopy(moving, memo)
+
+    def _restore(self, saved: dict[str, Any], mark: int) -> None:
+        outputs = self.outputs
+        self.__dict__.update(saved)
+        self.outputs = outputs
+        del self.outputs[mark:]
 
     def advance(self, now: float) -> list[Output]:
         mark = len(self.outputs)
@@ -209,32 +245,7 @@ class Moderator:
 
     def fits(self, event: Event) -> bool:
         """Whether `event` can be applied where the game stands now."""
-        if isinstance(event, Setup):
-            return self.phase is Phase.SETUP
-        if isinstance(event, Speech):
-            return self.floor is not None and self.floor.seat == event.seat and not self.floor.heard
-        if isinstance(event, Votes):
-            return self.phase is Phase.TALLY
-        if isinstance(event, LiftVotes):
-            return self.phase is Phase.LIFT_VOTE
-        if isinstance(event, BestMove):
-            return self._best_move_floor()
-        if isinstance(event, Candidates):
-            return self.phase is Phase.CANDIDATES
-        if isinstance(event, SeatEvent):
-            return self._seat_event_fits(event)
-        return True
-
-    def _seat_event_fits(self, event: SeatEvent) -> bool:
-        anytime = self.phase is not Phase.SETUP
-        return {
-            "shot": self.phase is Phase.HUNT and not self.shot_entered,
-            "don_check": self.phase is Phase.DON_CHECK,
-            "sheriff_check": self.phase is Phase.SHERIFF_CHECK,
-            "best_player": self.phase is Phase.GAME_OVER,
-            "worst_player": self.phase is Phase.GAME_OVER,
-            "foul": anytime, "unfoul": anytime, "disqualify": anytime, "leave_table": anytime,
-        }.get(event.type, False)
+        return admission_fits(self, event)
 
     def where(self) -> str:
         """The game's phase in words, for error messages."""
@@ -251,56 +262,9 @@ class Moderator:
     def error(self, message: str, event: Event | None = None) -> GameError:
         return GameError(message, phase=self.where(), event=event_type(event) if event else "")
 
-    # ------------------------------------------------------------------ checks
-
     def precheck(self, event: Event) -> None:
         """Refuse, before anything moves, an input that can never fit."""
-        if isinstance(event, Setup):
-            if self.phase is not Phase.SETUP:
-                raise self.error("the game is already set up", event)
-            self._check_roles(event.roles)
-            return
-        if self.phase is Phase.SETUP:
-            raise self.error("the game has no setup yet: the first input must be 'setup'", event)
-        kind = event_type(event)
-        if self.phase is Phase.GAME_OVER and kind not in ("best_player", "worst_player"):
-            raise self.error(f"the game is over; '{kind}' cannot follow it", event)
-        if isinstance(event, Speech) and event.seat not in self.alive and not (
-            self.floor and self.floor.seat == event.seat
-        ) and event.seat not in (s for s, _ in self.floor_queue):
-            raise self.error(f"seat {event.seat} is out of the game and has no floor", event)
-        if isinstance(event, SeatEvent):
-            self._precheck_seat_event(event)
-        if isinstance(event, BestMove) and (
-            self.best_move is not None or (self.day >= 2 and not self._best_move_floor())
-        ):
-            raise self.error("a best move fits only in the last word of the player killed on night 2",
-                             event)
-
-    def _precheck_seat_event(self, event: SeatEvent) -> None:
-        seat = event.seat
-        if event.type in ("foul", "unfoul", "disqualify", "leave_table", "shot") and seat is not None:
-            if seat not in self.alive and not (event.type != "shot" and self._in_own_last_word(seat)):
-                raise self.error(f"seat {seat} is not in the game", event)
-        if event.type in ("don_check", "sheriff_check"):
-            role = Role.DON if event.type == "don_check" else Role.SHERIFF
-            if self._seat_of(role) not in self.alive:
-                raise self.error(f"the {role.value} is out of the game and checks no one", event)
-
-    def _check_roles(self, names: dict[int, str]) -> None:
-        missing = [s for s in SEATS if s not in names]
-        if missing:
-            raise self.error(f"setup lacks roles for seat(s) {', '.join(map(str, missing))}")
-        known = {r.value for r in Role}
-        for seat, name in sorted(names.items()):
-            if name not in known:
-                raise self.error(f"setup seat {seat}: unknown role {name!r} "
-                                 f"(known: {', '.join(r.value for r in Role)})")
-        counts = Counter(Role(n) for n in names.values())
-        if any(counts[role] != n for role, n in ROLE_COUNTS.items()):
-            want = ", ".join(f"{n} {r.value}" for r, n in ROLE_COUNTS.items())
-            have = ", ".join(f"{counts[r]} {r.value}" for r in ROLE_COUNTS)
-            raise self.error(f"setup needs {want}; got {have}")
+        admission_precheck(self, event)
 
     # ------------------------------------------------------------- the clock
 
@@ -359,8 +323,7 @@ class Moderator:
     # ----------------------------------------------------------------- inputs
 
     def _apply(self, event: Event) -> None:
-        if not self.fits(event):
-            raise self.error(f"'{event_type(event)}' does not fit {self._needs()}", event)
+        """An admitted input: nothing here refuses."""
         if isinstance(event, Setup):
             self._setup(event.roles)
         elif isinstance(event, Speech):
@@ -379,7 +342,7 @@ class Moderator:
             self._seat_event(event)
 
     def _candidates(self, seats: list[int]) -> None:
-        raise self.error("candidates are named by the host only in the city variant")
+        pass  # admission lets candidates in only where a variant asks for them
 
     def _seat_event(self, event: SeatEvent) -> None:
         handler = self._seat_handlers()[event.type]
@@ -398,29 +361,18 @@ class Moderator:
             "worst_player": lambda seat: self._award(seat, "worst_player"),
         }
 
-    def _needs(self) -> str:
-        wanted = self.waiting_for()
-        return f"here: the game waits for '{wanted}'" if wanted else "here"
-
     def _control(self, kind: str) -> None:
-        if self.phase is Phase.GAME_OVER:
-            raise self.error(f"the game is over; nothing to {kind}")
         if kind == "pause":
-            if self.paused_at is not None:
-                raise self.error("the game is already paused")
             self.paused_at = self.now
             self._say("paused")
         elif kind == "resume":
-            if self.paused_at is None:
-                raise self.error("the game is not paused")
+            assert self.paused_at is not None
             shift = self.now - self.paused_at
             self.timers = {name: t + shift for name, t in self.timers.items()}
             if self.floor is not None:
                 self.floor.end += shift
             self.paused_at = None
             self._say("resumed")
-        elif self.floor is None:
-            raise self.error("there is no floor to close")
         else:
             self._close_floor()
 
@@ -691,17 +643,8 @@ class Moderator:
             self._enter(Phase.TALLY)
 
     def _full_counts(self, given: dict[int, int]) -> dict[int, int]:
-        strangers = sorted(set(given) - set(self.candidates))
-        if strangers:
-            raise self.error(f"seat {strangers[0]} is not a candidate in this vote "
-                             f"(candidates: {', '.join(map(str, self.candidates))})", Votes(given))
+        """Admitted counts, the last candidate's made the remainder."""
         voters, last = len(self.alive), self.candidates[-1]
-        total = sum(given.values())
-        if last in given and total != voters:
-            raise self.error(f"the counts add up to {total}, but {voters} players vote", Votes(given))
-        if total > voters:
-            raise self.error(f"the counts add up to {total}, more than the {voters} alive players",
-                             Votes(given))
         counts = {seat: given.get(seat, 0) for seat in self.candidates}
         counts[last] = voters - sum(v for s, v in counts.items() if s != last)
         return counts
@@ -740,8 +683,6 @@ class Moderator:
 
     def _lift_votes(self, count: int) -> None:
         voters = len(self.alive)
-        if count > voters:
-            raise self.error(f"{count} votes to lift, but only {voters} players vote", LiftVotes(count))
         self.votes.append({"day": self.day, "round": self.vote_round, "lift": count})
         self._say("lift_count", count=count)
         if count * 2 <= voters:
@@ -815,14 +756,7 @@ class Moderator:
         self._say("sheriff_sleeps")
         self._morning()
 
-    def _check_target(self, checker: Role, seat: int, event: SeatEvent) -> None:
-        if seat == self._seat_of(checker):
-            raise self.error(f"the {checker.value} cannot check their own seat", event)
-        if seat not in self.alive and not self.rules.check_out_seats:
-            raise self.error(f"seat {seat} is out of the game and cannot be checked", event)
-
     def _don_check(self, seat: int) -> None:
-        self._check_target(Role.DON, seat, SeatEvent("don_check", seat))
         is_sheriff = self.roles[seat] is Role.SHERIFF
         self.checks.append({"night": self.night, "role": "don", "seat": seat,
                             "result": "sheriff" if is_sheriff else "not_sheriff"})
@@ -830,7 +764,6 @@ class Moderator:
         self._don_done()
 
     def _sheriff_check(self, seat: int) -> None:
-        self._check_target(Role.SHERIFF, seat, SeatEvent("sheriff_check", seat))
         black = self.roles[seat].team is Team.BLACK
         self.checks.append({"night": self.night, "role": "sheriff", "seat": seat,
                             "result": "black" if black else "red"})
@@ -839,7 +772,7 @@ class Moderator:
 
     # -------------------------------------------------------------- discipline
 
-    def _in_own_last_word(self, seat: int) -> bool:
+    def in_own_last_word(self, seat: int) -> bool:
         return (self.floor is not None and self.floor.kind is FloorKind.LAST_WORD
                 and self.floor.seat == seat and seat not in self.alive)
 
@@ -857,8 +790,6 @@ class Moderator:
 
     def _unfoul(self, seat: int) -> None:
         """The host takes back a foul given by mistake (a removal stays)."""
-        if self.fouls[seat] == 0:
-            raise self.error(f"seat {seat} has no foul to take back", SeatEvent("unfoul", seat))
         self.fouls[seat] -= 1
         if self.fouls[seat] < 3:
             self.silenced.discard(seat)
@@ -867,7 +798,7 @@ class Moderator:
     def _removal(self, seat: int, cause: Cause) -> None:
         """A removal by the host: 4th foul, disqualification, leaving the table."""
         self._say(REMOVAL_SAY[cause], seat=seat)
-        if self._in_own_last_word(seat):
+        if self.in_own_last_word(seat):
             self._close_floor()
             return
         before_result = self.phase in DAY_PHASES and not self.vote_resolved
@@ -915,29 +846,24 @@ class Moderator:
         self._enter(Phase.GAME_OVER)
         self._say(self.WIN_SAY[winner])
 
-    def _seat_of(self, role: Role) -> int:
+    def seat_of(self, role: Role) -> int:
         return next(seat for seat, r in self.roles.items() if r is role)
 
+    def _seat_of(self, role: Role) -> int:
+        return self.seat_of(role)
+
     def _best_move_floor(self) -> bool:
-        return (self.floor is not None and self.floor.kind is FloorKind.LAST_WORD
-                and self.floor.seat == self.first_killed and self.best_move is None
-                and self.day == 2)
+        return self.variant.best_move_floor(self)
 
     def _best_move(self, event: BestMove) -> None:
         assert self.floor is not None  # fits() put us in the night-2 victim's last word
         seat = self.floor.seat
         named = list(event.seats)
-        if len(named) != 3 or len(set(named)) != 3 or seat in named:
-            raise self.error(f"a best move names three other seats, got {named}", event)
-        if self.roles[seat] is Role.SHERIFF and not self.rules.sheriff_best_move:
-            raise self.error("the sheriff has no best move (4.3.3)", event)
         blacks = sum(1 for s in named if self.roles[s].team is Team.BLACK)
         self.best_move = {"seat": seat, "named": named, "blacks": blacks}
         self._say("best_move", seat=seat, seats=named)
 
     def _award(self, seat: int, kind: str) -> None:
-        if getattr(self, kind) is not None:
-            raise self.error(f"the {kind.replace('_', ' ')} is already named")
         setattr(self, kind, seat)
         self._say(kind, seat=seat)
 

@@ -1,0 +1,106 @@
+"""Admission: an input is refused before anything moves (issue 8, defect 1).
+
+A refused input must leave the game exactly as it was, clock included, so the
+timers that were due by the time of the input still fire and speak."""
+from __future__ import annotations
+
+import copy
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import ROLES, Play
+from tests.test_properties import RandomGame
+from voicehost.errors import GameError
+from voicehost.game.events import parse_event
+from voicehost.game.model import Phase
+from voicehost.game.moderator import Moderator
+from voicehost.game.protocol import snapshot
+from voicehost.journal import Table
+from voicehost.live import AudioClock, LiveTable
+from voicehost.rules import rules_for
+
+
+def test_refused_input_keeps_due_announcements():
+    play = Play().speech(1)  # seat 1's floor runs 80..140 s
+    game = play.game
+    assert game.floor.seat == 1 and game.floor.end == 140.0
+    before = snapshot(game)
+    with pytest.raises(GameError, match="does not fit"):
+        game.handle(parse_event({"type": "votes", "counts": {"3": 4}}), 141.0)
+    assert snapshot(game) == before  # the clock did not move either
+    spoken = [(o.t, o.text) for o in game.advance(141.0)]
+    assert spoken == [(130.0, "Десять секунд"), (140.0, "Время"), (140.0, "Слово игроку номер 2")]
+
+
+def test_refused_input_after_due_timers_changes_nothing():
+    """A refusal judged on the game at the input's time is rolled back whole."""
+    play = Play().nominate(1, 7).nominate(2, 3)
+    play.until(Phase.VOTING)
+    game = play.game
+    tally_at = game.next_deadline() + game.rules.vote_seconds  # both questions asked
+    before = snapshot(game)
+    with pytest.raises(GameError, match="add up to 11"):
+        game.handle(parse_event({"type": "votes", "counts": {"7": 11}}), tally_at + 1)
+    assert snapshot(game) == before
+    game.handle(parse_event({"type": "votes", "counts": {"7": 6}}), tally_at + 1)
+    assert game.votes[-1]["counts"] == {"7": 6, "3": 4}
+
+
+def test_live_table_speaks_due_timers_before_a_refused_input():
+    clock = AudioClock()
+    live = LiveTable(Table(Moderator(rules_for("4mafia"))), clock)
+    live.apply_json({"type": "setup", "roles": ROLES})
+    heard: list[str] = []
+    live.listeners.append(lambda outputs: heard.extend(o.text for o in outputs))
+    clock.skip_to(141.0)
+    with pytest.raises(GameError):
+        live.apply_json({"type": "votes", "counts": {"3": 4}})
+    assert heard[-3:] == ["Десять секунд", "Время", "Слово игроку номер 2"]
+
+
+REFUSABLE = [
+    {"type": "setup", "roles": ROLES},
+    {"type": "votes", "counts": {"1": 11}},
+    {"type": "lift_votes", "count": 11},
+    {"type": "best_player", "seat": 3},
+    {"type": "don_check", "seat": 4},
+    {"type": "sheriff_check", "seat": 6},
+    {"type": "best_move", "seats": [1, 1, 2]},
+    {"type": "unfoul", "seat": 5},
+    {"type": "resume"},
+    {"type": "shot", "seat": 3},
+    {"type": "speech", "seat": 9, "words": []},
+    {"type": "heal", "seat": 2},
+]
+
+
+def try_refused(game: Moderator, rng: random.Random) -> bool:
+    """Apply a likely-refused input at a later time to a copy of the game; when it
+    is refused, the copy must equal the untouched game and speak the same."""
+    later = game.now + rng.choice([0.5, 3.0, 11.0, 60.0, 200.0])
+    trial, reference = copy.deepcopy(game), copy.deepcopy(game)
+    try:
+        trial.handle(parse_event(rng.choice(REFUSABLE)), later)
+    except GameError:
+        assert snapshot(trial) == snapshot(reference)
+        assert trial.advance(later) == reference.advance(later)
+        return True
+    return False
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rng=st.randoms(use_true_random=False))
+def test_refused_inputs_at_a_later_time_lose_nothing(tmp_path_factory, rng):
+    play = RandomGame(rng, tmp_path_factory.mktemp("j") / "journal.jsonl")
+    tries = refused = 0
+    for _ in range(600):
+        if rng.random() < 0.15:
+            tries += 1
+            refused += try_refused(play.game, rng)
+        if play.game.phase is Phase.GAME_OVER or not play.move():
+            break
+    play.journal.close()
+    assert refused > 0 or tries < 5
