@@ -11,7 +11,7 @@ from typing import TextIO
 from voicehost.asr import model_problem
 from voicehost.audio import MicrophoneSource, WavFileSource
 from voicehost.config import Config, default_config_path, load_config
-from voicehost.game.moderator import game_class
+from voicehost.game.variants.base import variant_for
 from voicehost.live import AudioClock, GameClock
 from voicehost.rules import RuleOptions, parse_set
 from voicehost.session import (
@@ -91,7 +91,7 @@ async def _serve_and(live, config: Config, options: RunOptions, main):
 def _run_file(config: Config, rules: RuleOptions, options: RunOptions) -> int:
     recognizer = recognizer_for(config, rules, options.out)
     source = WavFileSource(options.audio_file)
-    host = HostScript(options.host_script, game_class(rules).max_seat)
+    host = HostScript(options.host_script, variant_for(rules).max_seat)
     clock = AudioClock()
     live = _start(config, rules, options, clock, lag=0.0)
     try:
