@@ -31,7 +31,7 @@ def test_refused_input_keeps_due_announcements():
     with pytest.raises(GameError, match="does not fit"):
         game.handle(parse_event({"type": "votes", "counts": {"3": 4}}), 141.0)
     assert snapshot(game) == before  # the clock did not move either
-    spoken = [(o.t, o.text) for o in game.advance(141.0)]
+    spoken = [(o.t, game.book.render(o)) for o in game.advance(141.0)]
     assert spoken == [(130.0, "Десять секунд"), (140.0, "Время"), (140.0, "Слово игроку номер 2")]
 
 
@@ -54,7 +54,7 @@ def test_live_table_speaks_due_timers_before_a_refused_input():
     live = LiveTable(Table(Moderator(rules_for("4mafia"))), clock)
     live.apply_json({"type": "setup", "roles": ROLES})
     heard: list[str] = []
-    live.listeners.append(lambda outputs: heard.extend(o.text for o in outputs))
+    live.listeners.append(lambda outputs: heard.extend(live.game.book.render(o) for o in outputs))
     clock.skip_to(141.0)
     with pytest.raises(GameError):
         live.apply_json({"type": "votes", "counts": {"3": 4}})
@@ -104,3 +104,47 @@ def test_refused_inputs_at_a_later_time_lose_nothing(tmp_path_factory, rng):
             break
     play.journal.close()
     assert refused > 0 or tries < 5
+
+
+REFUSALS_SEEN = [
+    ({"type": "votes", "counts": {"3": 4}}, "does_not_fit", "Ввод «votes» сейчас не подходит"),
+    ({"type": "unfoul", "seat": 5}, "no_foul", "У игрока номер 5 нет замечаний"),
+    ({"type": "resume"}, "not_paused", "Игра не на паузе"),
+]
+
+
+@pytest.mark.parametrize(("line", "key", "russian"), REFUSALS_SEEN, ids=[r[1] for r in REFUSALS_SEEN])
+def test_refusals_carry_a_key_rendered_in_the_tables_language(line, key, russian):
+    game = Play().speech(1).game
+    with pytest.raises(GameError) as refused:
+        game.handle(parse_event(line), game.now)
+    assert refused.value.key == key
+    assert game.book.refusal(refused.value) == russian
+    assert "(phase: day 1, speech of seat 1)" in str(refused.value)  # English for the log
+
+
+def test_ua_club_refusals_and_labels_are_ukrainian():
+    play = Play("ua-club")
+    game = play.game
+    with pytest.raises(GameError) as refused:
+        game.handle(parse_event({"type": "resume"}), game.now)
+    assert game.book.refusal(refused.value) == "Гра не на паузі"
+    assert game.book.phase_label(game.phase.value) == "Ніч знайомств: домовленість"
+
+
+def test_every_refusal_key_the_core_raises_is_in_both_phrasebooks():
+    import re
+    from pathlib import Path
+
+    from voicehost.phrasebook import load_phrasebook
+
+    root = Path(__file__).resolve().parent.parent / "voicehost"
+    sources = [*root.joinpath("game").rglob("*.py"), root / "simulate.py"]
+    keys = {k for path in sources for k in re.findall(r'key="([a-z_]+)"', path.read_text("utf-8"))}
+    keys |= {"best_player_named", "worst_player_named", "don_out", "sheriff_out", "don_own_seat",
+             "sheriff_own_seat", "does_not_fit_waiting"}
+    assert len(keys) >= 30
+    for name in ("phrasebook.ru", "phrasebook.uk", "phrasebook.mafclubspb"):
+        book = load_phrasebook(name)
+        assert keys <= set(book.refuse), (name, sorted(keys - set(book.refuse)))
+        assert set(book.phase) >= {p.value for p in Phase} and set(book.status_floor) == set(book.floor)

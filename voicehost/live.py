@@ -126,7 +126,7 @@ class LiveTable:
     def _emit(self, outputs: list[Output], *, changed: bool = False) -> None:
         for output in outputs:
             if output.kind == "say" and self.speaker is not None:
-                self.speaker.say(output.text, private=output.private, at=output.t)
+                self.speaker.say(self.game.book.render(output), private=output.private, at=output.t)
         if outputs or changed:
             for listener in list(self.listeners):
                 try:

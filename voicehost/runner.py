@@ -58,7 +58,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
 def _start(config: Config, rules: RuleOptions, options: RunOptions, clock, *, lag: float = 0.0):
     live, replayed = build(config, rules, options, clock)
     live.lag = lag
-    live.listeners.append(print_outputs(options.out))
+    live.listeners.append(print_outputs(options.out, live.game.book))
     if replayed:
         options.out.write(f"resumed {live.journal_path}: the game stands where it stopped\n")
     deal_from_options(live, options)
@@ -137,7 +137,7 @@ def serve(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         lines, where = load_script(args.script)
         simulate(lines, rules, where, table)
     live = LiveTable(table, GameClock(start_at=table.game.now))
-    live.listeners.append(print_outputs(out))
+    live.listeners.append(print_outputs(out, live.game.book))
     try:
         asyncio.run(_serve_forever(live, config, args, out))
     except KeyboardInterrupt:

@@ -42,9 +42,11 @@ class Simulation:
     def _stuck(self, event: Event) -> GameError:
         kind = event_type(event)
         if self.game.phase is Phase.GAME_OVER:
-            return self.game.error(f"'{kind}' does not fit: the game is over", event)
+            return self.game.error(f"'{kind}' does not fit: the game is over", event,
+                                   key="game_over", input=kind)
         wanted = self.game.waiting_for()
-        return self.game.error(f"'{kind}' does not fit before the game gets '{wanted}'", event)
+        return self.game.error(f"'{kind}' does not fit before the game gets '{wanted}'", event,
+                               key="does_not_fit_waiting", input=kind, wanted=wanted or "")
 
     def run_on(self) -> None:
         """The script is over: let the game run until it needs input or ends."""

@@ -41,13 +41,7 @@ class Trainer:
                               required_fillers=self.rules.required_fillers)
 
     def verdict(self, event: Nomination) -> str:
-        if event.accepted:
-            return self.rules.confirmation.format(seat=event.target) or self.book.text("accepted",
-                                                                                        seat=event.target)
-        if event.reason == "wrong_form" and event.culprit is None:
-            return self.book.explanation("extra_words_required", word=" ".join(self.rules.required_fillers))
-        return self.book.explanation(event.reason or "", word=event.culprit or "", seat=event.target,
-                                     pause=round(event.pause or 0.0, 1), limit=self.rules.nomination_pause)
+        return self.book.verdict(event, self.rules)
 
     def judge(self, words: Iterable[Word]) -> list[str]:
         """Every verdict a phrase earns, in order (one per number reached)."""

@@ -12,6 +12,7 @@ from typing import Any
 from voicehost.errors import InputError
 from voicehost.game.events import NULLABLE
 from voicehost.game.model import ROLE_COUNTS, Output, Phase
+from voicehost.phrasebook import Phrasebook
 from voicehost.live import LiveTable
 from voicehost.phrases.words import words_from_text
 
@@ -116,25 +117,6 @@ def parse_command(line: str) -> dict[str, Any] | str:
     raise InputError(f"unknown command {head}; /help lists them")
 
 
-PHASE_RU = {
-    Phase.SETUP: "ждём раздачу ролей (/roles или /deal)",
-    Phase.MAFIA_MEETING: "договорка мафии",
-    Phase.DON_MEETING: "знакомство с Доном",
-    Phase.SHERIFF_MEETING: "знакомство с Шерифом",
-    Phase.VOTING: "голосование",
-    Phase.TALLY: "ждём голоса (/votes)",
-    Phase.LIFT_VOTE: "ждём голоса за подъём всех (/lift)",
-    Phase.HUNT: "мафия стреляет (/shot)",
-    Phase.DON_CHECK: "проверка Дона (/don)",
-    Phase.SHERIFF_CHECK: "проверка Шерифа (/sheriff)",
-    Phase.CANDIDATES: "ждём кандидатов (/candidates)",
-    Phase.NIGHT_ACTION: "ночные ходы ролей",
-    Phase.GAME_OVER: "игра окончена",
-}
-FLOOR_RU = {"speech": "говорит игрок {seat}", "tie_speech": "оправдывается игрок {seat}",
-            "last_word": "последнее слово игрока {seat}"}
-
-
 def status(live: LiveTable) -> str:
     game = live.game
     parts = []
@@ -142,9 +124,10 @@ def status(live: LiveTable) -> str:
         parts.append(f"ночь {game.night}" if game.phase.is_night else f"день {game.day}")
     if game.floor is not None:
         left = max(0, int(round(game.floor.end - game.now)))
-        parts.append(FLOOR_RU[game.floor.kind.value].format(seat=game.floor.seat) + f", осталось {left} с")
+        floor = game.book.status_floor[game.floor.kind.value].format(seat=game.floor.seat)
+        parts.append(floor + f", осталось {left} с")
     else:
-        parts.append(PHASE_RU.get(game.phase, game.phase.value))
+        parts.append(game.book.status.get(game.phase.value, game.phase.value))
     if game.today and game.phase not in (Phase.SETUP, Phase.GAME_OVER):
         parts.append("выставлены " + ", ".join(map(str, game.today)))
     if game.paused_at is not None:
@@ -152,13 +135,14 @@ def status(live: LiveTable) -> str:
     return "· " + " · ".join(parts)
 
 
-def format_output(output: Output) -> str:
+def format_output(output: Output, book: Phrasebook) -> str:
     minutes, seconds = divmod(int(output.t), 60)
+    text = book.render(output)
     if output.kind == "suggest":
         verdict = "фол" if output.data.get("suggest") == "foul" else "дисквалификация"
-        return f"[{minutes:02d}:{seconds:02d}] ? игрок {output.data.get('seat')}: «{output.text}» — {verdict}?"
+        return f"[{minutes:02d}:{seconds:02d}] ? игрок {output.data.get('seat')}: «{text}» — {verdict}?"
     mark = "(только ведущему) " if output.private else ""
-    return f"[{minutes:02d}:{seconds:02d}] {mark}{output.text}"
+    return f"[{minutes:02d}:{seconds:02d}] {mark}{text}"
 
 
 def handle_line(live: LiveTable, line: str) -> str | None:

@@ -13,7 +13,8 @@ from enum import Enum, StrEnum
 from typing import TYPE_CHECKING
 
 from voicehost.game import discipline, night, scoring, voting
-from voicehost.game.events import SeatEvent, Votes
+from voicehost.errors import GameError
+from voicehost.game.events import BestMove, SeatEvent, Votes
 from voicehost.game.model import Cause, Phase
 
 if TYPE_CHECKING:
@@ -86,18 +87,22 @@ class CityVariant:
         count = len(names)
         if not 8 <= count <= 11 or sorted(names) != list(range(1, count + 1)):
             raise game.error(f"the city variant seats 8 to 11 players on seats 1..N; got seats "
-                             f"{', '.join(map(str, sorted(names)))}")
+                             f"{', '.join(map(str, sorted(names)))}", key="city_deal_seats",
+                             seats=sorted(names))
         known = {r.value for r in CityRole}
         for seat, name in sorted(names.items()):
             if name not in known:
                 raise game.error(f"setup seat {seat}: unknown role {name!r} "
-                                 f"(known: {', '.join(sorted(known))})")
+                                 f"(known: {', '.join(sorted(known))})", key="deal_unknown_role",
+                                 seat=seat, role=name, known=sorted(known))
         counts = Counter(names.values())
         if counts["mafia"] < 1 or counts["commissar"] != 1:
-            raise game.error("the city variant needs at least one mafia and exactly one commissar")
+            raise game.error("the city variant needs at least one mafia and exactly one commissar",
+                             key="city_deal_roles")
         extra = [r for r in ("doctor", "lover", "maniac") if counts[r] > 1]
         if extra:
-            raise game.error(f"the city variant has at most one {extra[0]}")
+            raise game.error(f"the city variant has at most one {extra[0]}", key="city_deal_extra",
+                             card=game.book.cards[extra[0]])
 
     def deal(self, names: dict[int, str]) -> dict[int, Enum]:
         return {seat: CityRole(name) for seat, name in sorted(names.items())}
@@ -265,16 +270,19 @@ class CityVariant:
     def best_move_floor(self, game: Moderator) -> bool:
         return False  # the city game has no best move
 
-    def precheck_seat_event(self, game: Moderator, event: SeatEvent) -> str | None:
+    def precheck_seat_event(self, game: Moderator, event: SeatEvent) -> GameError | None:
         if event.type in ACTION_ROLE:
             role = ACTION_ROLE[event.type]
             actor = game._seat_of_role(role)
             if actor is None or actor not in game.state.seats.alive:
-                return f"there is no {role} in the game to act"
+                return game.error(f"there is no {role} in the game to act", event,
+                                  key="city_no_actor", card=game.book.cards[role])
             if event.seat is not None and event.seat not in game.state.seats.alive:
-                return f"seat {event.seat} is not in the game"
+                return game.error(f"seat {event.seat} is not in the game", event, key="seat_out",
+                                  seat=event.seat)
         if event.type in ("don_check", "sheriff_check"):
-            return "the city variant has no don or sheriff checks; use commissar_check"
+            return game.error("the city variant has no don or sheriff checks; use commissar_check",
+                              event, key="city_no_checks")
         return None
 
     def seat_event_fits(self, game: Moderator, event: SeatEvent) -> bool:
@@ -283,8 +291,8 @@ class CityVariant:
             return phase is Phase.NIGHT_ACTION and state.windows[state.window] == event.type
         return event.type == "shot" and phase is Phase.HUNT and not state.shot_entered
 
-    def best_move_refusal(self, game: Moderator, seat: int) -> str | None:
-        return None
+    def best_move_refusal(self, game: Moderator, event: BestMove, seat: int) -> GameError | None:
+        return None  # never asked: best_move_floor is False
 
-    def seat_event_refusal(self, game: Moderator, event: SeatEvent) -> str | None:
-        return None
+    def seat_event_refusal(self, game: Moderator, event: SeatEvent) -> GameError | None:
+        return None  # the city's night inputs are judged whole by precheck_seat_event

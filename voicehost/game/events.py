@@ -5,6 +5,7 @@ requests; parsing never touches the game, so a bad input changes nothing."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from voicehost.errors import InputError
@@ -74,15 +75,66 @@ class Control:
 
 Event = Setup | Heard | Speech | Votes | LiftVotes | SeatEvent | BestMove | Control | Candidates
 
-SEAT_EVENTS = ("shot", "don_check", "sheriff_check", "foul", "unfoul", "disqualify", "leave_table",
-               "best_player", "worst_player", "heal", "visit", "commissar_check", "maniac_kill")
-CONTROLS = ("pause", "resume", "next")
-# Night inputs that may name nobody (a miss, no visit).
-NULLABLE = ("shot", "heal", "visit", "commissar_check", "maniac_kill")
-# Inputs that apply where the game stands, without advancing it (simulate).
-IMMEDIATE = ("foul", "unfoul", "disqualify", "leave_table")
-EVENT_TYPES = ("setup", "word", "speech", "votes", "lift_votes", "best_move", "candidates") + SEAT_EVENTS \
-    + CONTROLS
+class EventType(StrEnum):
+    SETUP = "setup"
+    WORD = "word"
+    SPEECH = "speech"
+    VOTES = "votes"
+    LIFT_VOTES = "lift_votes"
+    BEST_MOVE = "best_move"
+    CANDIDATES = "candidates"
+    SHOT = "shot"
+    DON_CHECK = "don_check"
+    SHERIFF_CHECK = "sheriff_check"
+    FOUL = "foul"
+    UNFOUL = "unfoul"
+    DISQUALIFY = "disqualify"
+    LEAVE_TABLE = "leave_table"
+    BEST_PLAYER = "best_player"
+    WORST_PLAYER = "worst_player"
+    HEAL = "heal"
+    VISIT = "visit"
+    COMMISSAR_CHECK = "commissar_check"
+    MANIAC_KILL = "maniac_kill"
+    PAUSE = "pause"
+    RESUME = "resume"
+    NEXT = "next"
+
+
+@dataclass(frozen=True)
+class EventSpec:
+    """One input type: its dataclass and how the boundaries treat it."""
+
+    cls: type
+    host: bool = True        # the host enters it (page, typed play); undo takes it back
+    nullable: bool = False   # a night input that may name nobody (a miss, no visit)
+    immediate: bool = False  # applies where the game stands, without advancing it (simulate)
+
+
+_E = EventType
+# The one registry of inputs: journal, page and typed play read it.
+REGISTRY: dict[EventType, EventSpec] = {
+    _E.SETUP: EventSpec(Setup, host=False),
+    _E.WORD: EventSpec(Heard, host=False),
+    _E.SPEECH: EventSpec(Speech, host=False),
+    _E.VOTES: EventSpec(Votes),
+    _E.LIFT_VOTES: EventSpec(LiftVotes),
+    _E.BEST_MOVE: EventSpec(BestMove),
+    _E.CANDIDATES: EventSpec(Candidates),
+    **{kind: EventSpec(SeatEvent, nullable=True)
+       for kind in (_E.SHOT, _E.HEAL, _E.VISIT, _E.COMMISSAR_CHECK, _E.MANIAC_KILL)},
+    **{kind: EventSpec(SeatEvent) for kind in (_E.DON_CHECK, _E.SHERIFF_CHECK, _E.BEST_PLAYER,
+                                                _E.WORST_PLAYER)},
+    **{kind: EventSpec(SeatEvent, immediate=True)
+       for kind in (_E.FOUL, _E.UNFOUL, _E.DISQUALIFY, _E.LEAVE_TABLE)},
+    **{kind: EventSpec(Control) for kind in (_E.PAUSE, _E.RESUME, _E.NEXT)},
+}
+SEAT_EVENTS = tuple(str(k) for k, spec in REGISTRY.items() if spec.cls is SeatEvent)
+CONTROLS = tuple(str(k) for k, spec in REGISTRY.items() if spec.cls is Control)
+NULLABLE = tuple(str(k) for k, spec in REGISTRY.items() if spec.nullable)
+IMMEDIATE = tuple(str(k) for k, spec in REGISTRY.items() if spec.immediate)
+HOST_INPUTS = frozenset(str(k) for k, spec in REGISTRY.items() if spec.host)
+EVENT_TYPES = tuple(str(k) for k in REGISTRY)
 
 
 def _seat(value: Any, what: str, *, allow_null: bool = False, seats: int = len(SEATS)) -> int | None:
@@ -180,4 +232,5 @@ def event_type(event: Event) -> str:
     return event.type if isinstance(event, (SeatEvent, Control)) else event_to_json(event)["type"]
 
 
-__all__ = ["parse_event", "event_to_json", "event_type", "Event", "IMMEDIATE"]
+__all__ = ["parse_event", "event_to_json", "event_type", "Event", "EventType", "REGISTRY",
+           "HOST_INPUTS", "IMMEDIATE", "NULLABLE"]

@@ -206,15 +206,8 @@ def nomination(game: Moderator, event: Nomination) -> None:
     rules = game.rules
     if event.accepted:
         if rules.confirm_nominations:
-            text = rules.confirmation.format(seat=event.target) or None
-            game.say("accepted", t=event.t, text=text, seat=event.target)
+            phrase = {"phrase": rules.confirmation} if rules.confirmation else {}
+            game.say("accepted", t=event.t, seat=event.target, **phrase)
         return
     if rules.explain_rejections:
-        reason = event.reason or ""
-        if reason == Reason.WRONG_FORM and event.culprit is None:
-            text = game.book.explanation("extra_words_required", word=" ".join(rules.required_fillers))
-        else:
-            text = game.book.explanation(
-                reason, word=event.culprit or "", seat=event.target,
-                pause=round(event.pause or 0.0, 1), limit=rules.nomination_pause)
-        narration.explain(game, event.t, reason, text)
+        narration.explain(game, event)

@@ -92,19 +92,30 @@ class Floor:
     heard: bool = False
 
 
+class OutputKind(StrEnum):
+    SAY = "say"          # an announcement (private: to the host only)
+    SUGGEST = "suggest"  # a hint to the host: a forbidden word may deserve a foul
+
+
 @dataclass(frozen=True)
 class Output:
-    """Something the moderator does: speaks (`say`), or tells the host (`suggest`)."""
+    """Something the moderator does: a phrasebook key with its values. The
+    words are rendered at the edge, from the table's phrasebook
+    (`Phrasebook.render`), so the core holds no human text."""
 
     t: float
-    kind: str
-    text: str
-    key: str = ""
+    kind: OutputKind
+    key: str
     private: bool = False
-    data: dict[str, Any] = field(default_factory=dict)
+    values: dict[str, Any] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"t": round(self.t, 3), "say": self.text}
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.values
+
+    def to_json(self, text: str) -> dict[str, Any]:
+        """The SPEC §4 simulate line for this output, given its rendered text."""
+        out: dict[str, Any] = {"t": round(self.t, 3), "say": text}
         if self.private:
             out["private"] = True
         return out

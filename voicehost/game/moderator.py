@@ -148,8 +148,12 @@ class Moderator(StateView):
             detail = f"{phase.value}, round {self.state.day.vote_round}"
         return f"{stage}, {detail}"
 
-    def error(self, message: str, event: Event | None = None) -> GameError:
-        return GameError(message, phase=self.where(), event=event_type(event) if event else "")
+    def error(self, message: str, event: Event | None = None, *, key: str = "",
+              **values: Any) -> GameError:
+        """A refusal: the English message for the log, and the phrasebook's
+        [refuse] key with its values for the table's language."""
+        return GameError(message, phase=self.where(), event=event_type(event) if event else "",
+                         key=key, values=values)
 
     # ------------------------------------------------------------- the clock
 
@@ -193,8 +197,8 @@ class Moderator(StateView):
             self.state.floors.listener = None
 
     def say(self, key: str, *, private: bool = False, t: float | None = None,
-            text: str | None = None, **values: Any) -> None:
-        narration.say(self, key, private=private, t=t, text=text, **values)
+            **values: Any) -> None:
+        narration.say(self, key, private=private, t=t, **values)
 
     # ----------------------------------------------------------------- inputs
 

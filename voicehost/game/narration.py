@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from voicehost.game.model import Cause, FloorKind, Output
+from voicehost.game.model import Cause, FloorKind, Output, OutputKind
+from voicehost.phrasebook import verdict_values
+from voicehost.phrases.listener import Nomination
 
 if TYPE_CHECKING:
     from voicehost.game.moderator import Moderator
@@ -17,19 +19,20 @@ REMOVAL_SAY = {Cause.FOULS: "removed_fouls", Cause.DISQUALIFIED: "disqualified",
 
 
 def say(game: Moderator, key: str, *, private: bool = False, t: float | None = None,
-        text: str | None = None, **values: Any) -> None:
-    """Announce `key` (at the game's time, or at `t`); `text` overrides the
-    phrasebook's sentence (a club's own confirmation phrase)."""
-    text = text or game.book.text(key, **values)
+        **values: Any) -> None:
+    """Announce `key` with its values (at the game's time, or at `t`)."""
     when = game.state.clock.now if t is None else t
-    game.outputs.append(Output(when, "say", text, key, private, values))
+    game.outputs.append(Output(when, OutputKind.SAY, key, private, values))
 
 
 def suggest(game: Moderator, t: float, word: str, clause: str, seat: int, what: str) -> None:
     """Tell the host (only) that a forbidden word may deserve a foul."""
-    game.outputs.append(Output(t, "suggest", word, clause, True, {"seat": seat, "suggest": what}))
+    game.outputs.append(Output(t, OutputKind.SUGGEST, clause, True,
+                               {"seat": seat, "suggest": what, "word": word}))
 
 
-def explain(game: Moderator, t: float, reason: str, text: str) -> None:
+def explain(game: Moderator, event: Nomination) -> None:
     """Training mode: why a nomination was not accepted."""
-    game.outputs.append(Output(t, "say", text, reason))
+    reason, values = verdict_values(event, game.rules)
+    game.outputs.append(Output(event.t, OutputKind.SAY, event.reason or "", False,
+                               {"explain": reason, **values}))

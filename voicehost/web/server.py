@@ -52,7 +52,7 @@ class Hub:
                 self.log.append(output)
             elif output.kind == "suggest":
                 self.suggestions.append({"id": len(self.suggestions), "seat": output.data.get("seat"),
-                                         "word": output.text, "suggest": output.data.get("suggest"),
+                                         "word": output.values.get("word"), "suggest": output.data.get("suggest"),
                                          "open": True})
         del self.log[:-200]
         self.loop.call_soon_threadsafe(self._wake.set)

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import TYPE_CHECKING, Protocol
 
-from voicehost.game.events import SeatEvent, Votes
+from voicehost.errors import GameError
+from voicehost.game.events import BestMove, SeatEvent, Votes
 from voicehost.game.model import Phase
 from voicehost.rules import RuleOptions
 
@@ -73,16 +74,16 @@ class Variant(Protocol):
     def best_move_floor(self, game: Moderator) -> bool:
         """Whether a best move can be named now."""
 
-    def precheck_seat_event(self, game: Moderator, event: SeatEvent) -> str | None:
+    def precheck_seat_event(self, game: Moderator, event: SeatEvent) -> GameError | None:
         """Why this seat input can never fit, if it cannot."""
 
     def seat_event_fits(self, game: Moderator, event: SeatEvent) -> bool:
         """Whether a night input fits where the game stands."""
 
-    def best_move_refusal(self, game: Moderator, seat: int) -> str | None:
+    def best_move_refusal(self, game: Moderator, event: BestMove, seat: int) -> GameError | None:
         """Why the player at `seat` may not name a best move, if not."""
 
-    def seat_event_refusal(self, game: Moderator, event: SeatEvent) -> str | None:
+    def seat_event_refusal(self, game: Moderator, event: SeatEvent) -> GameError | None:
         """Why this seat input is refused where it fits, if it is."""
 
 

@@ -7,7 +7,8 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from voicehost.game import night, voting
-from voicehost.game.events import SeatEvent, Votes
+from voicehost.errors import GameError
+from voicehost.game.events import BestMove, SeatEvent, Votes
 from voicehost.game.model import ROLE_COUNTS, SEATS, FloorKind, Phase, Role, Team, Winner
 
 if TYPE_CHECKING:
@@ -58,17 +59,20 @@ class SportsVariant:
     def check_deal(self, game: Moderator, names: dict[int, str]) -> None:
         missing = [s for s in SEATS if s not in names]
         if missing:
-            raise game.error(f"setup lacks roles for seat(s) {', '.join(map(str, missing))}")
+            raise game.error(f"setup lacks roles for seat(s) {', '.join(map(str, missing))}",
+                             key="deal_missing", seats=missing)
         known = {r.value for r in Role}
         for seat, name in sorted(names.items()):
             if name not in known:
                 raise game.error(f"setup seat {seat}: unknown role {name!r} "
-                                 f"(known: {', '.join(r.value for r in Role)})")
+                                 f"(known: {', '.join(r.value for r in Role)})",
+                                 key="deal_unknown_role", seat=seat, role=name,
+                                 known=[r.value for r in Role])
         counts = Counter(Role(n) for n in names.values())
         if any(counts[role] != n for role, n in ROLE_COUNTS.items()):
             want = ", ".join(f"{n} {r.value}" for r, n in ROLE_COUNTS.items())
             have = ", ".join(f"{counts[r]} {r.value}" for r in ROLE_COUNTS)
-            raise game.error(f"setup needs {want}; got {have}")
+            raise game.error(f"setup needs {want}; got {have}", key="deal_counts")
 
     def deal(self, names: dict[int, str]) -> dict[int, Enum]:
         return {seat: Role(name) for seat, name in sorted(names.items())}
@@ -138,10 +142,11 @@ class SportsVariant:
                 and floor.seat == game.state.record.first_killed
                 and game.state.record.best_move is None and game.state.seats.day == 2)
 
-    def precheck_seat_event(self, game: Moderator, event: SeatEvent) -> str | None:
+    def precheck_seat_event(self, game: Moderator, event: SeatEvent) -> GameError | None:
         role = CHECKERS.get(event.type)
         if role is not None and game.seat_of(role) not in game.state.seats.alive:
-            return f"the {role.value} is out of the game and checks no one"
+            return game.error(f"the {role.value} is out of the game and checks no one", event,
+                              key=f"{role.value}_out")
         return None
 
     def seat_event_fits(self, game: Moderator, event: SeatEvent) -> bool:
@@ -151,17 +156,20 @@ class SportsVariant:
         return (event.type == "don_check" and phase is Phase.DON_CHECK
                 or event.type == "sheriff_check" and phase is Phase.SHERIFF_CHECK)
 
-    def best_move_refusal(self, game: Moderator, seat: int) -> str | None:
+    def best_move_refusal(self, game: Moderator, event: BestMove, seat: int) -> GameError | None:
         if game.state.seats.roles[seat] is Role.SHERIFF and not game.rules.sheriff_best_move:
-            return "the sheriff has no best move (4.3.3)"
+            return game.error("the sheriff has no best move (4.3.3)", event,
+                              key="sheriff_no_best_move")
         return None
 
-    def seat_event_refusal(self, game: Moderator, event: SeatEvent) -> str | None:
+    def seat_event_refusal(self, game: Moderator, event: SeatEvent) -> GameError | None:
         checker, seat = CHECKERS.get(event.type), event.seat
         if checker is None or seat is None:
             return None
         if seat == game.seat_of(checker):
-            return f"the {checker.value} cannot check their own seat"
+            return game.error(f"the {checker.value} cannot check their own seat", event,
+                              key=f"{checker.value}_own_seat")
         if seat not in game.state.seats.alive and not game.rules.check_out_seats:
-            return f"seat {seat} is out of the game and cannot be checked"
+            return game.error(f"seat {seat} is out of the game and cannot be checked", event,
+                              key="check_out_seat", seat=seat)
         return None
