@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from voicehost.errors import InputError
-from voicehost.game.events import NULLABLE
+from voicehost.game.events import NULLABLE, ascii_number
 from voicehost.game.model import ROLE_COUNTS, Output, Phase
 from voicehost.phrasebook import Phrasebook
 from voicehost.live import LiveTable
@@ -91,28 +91,28 @@ def parse_command(line: str) -> dict[str, Any] | str:
         counts = {}
         for arg in args:
             seat, sep, count = arg.replace(":", "=").partition("=")
-            if not sep or not seat.isdigit() or not count.isdigit():
-                raise InputError(f"votes: '{arg}' is not SEAT=COUNT")
+            if not sep or ascii_number(seat) is None or ascii_number(count) is None:
+                raise InputError(f"votes: '{arg[:20]}' is not SEAT=COUNT")
             counts[seat] = int(count)
         return {"type": "votes", "counts": counts}
     if head == "/lift":
-        if len(args) != 1 or not args[0].isdigit():
+        if len(args) != 1 or ascii_number(args[0]) is None:
             raise InputError("lift takes one number: /lift 6")
         return {"type": "lift_votes", "count": int(args[0])}
     if head == "/candidates":
-        if not all(a.isdigit() for a in args):
+        if not all(ascii_number(a) is not None for a in args):
             raise InputError("candidates takes seats: /candidates 2 8 (none: /candidates)")
         return {"type": "candidates", "seats": [int(a) for a in args]}
     if head == "/best":
-        if not all(a.isdigit() for a in args):
+        if not all(ascii_number(a) is not None for a in args):
             raise InputError("best takes three seats: /best 2 5 9")
         return {"type": "best_move", "seats": [int(a) for a in args]}
     if head in SEAT_COMMANDS:
         if len(args) != 1:
             raise InputError(f"{head} takes one seat, e.g. {head} 5")
         miss = SEAT_COMMANDS[head] in NULLABLE and args[0] in NOBODY
-        if not miss and not args[0].isdigit():
-            raise InputError(f"{head}: '{args[0]}' is not a seat")
+        if not miss and ascii_number(args[0]) is None:
+            raise InputError(f"{head}: '{args[0][:20]}' is not a seat")
         return {"type": SEAT_COMMANDS[head], "seat": None if miss else int(args[0])}
     raise InputError(f"unknown command {head}; /help lists them")
 

@@ -4,6 +4,7 @@ The same JSON objects are simulate script lines, journal entries and web
 requests; parsing never touches the game, so a bad input changes nothing."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -137,19 +138,38 @@ HOST_INPUTS = frozenset(str(k) for k, spec in REGISTRY.items() if spec.host)
 EVENT_TYPES = tuple(str(k) for k in REGISTRY)
 
 
+# Seats and counts as people type them: ASCII digits only ("²" and "٣" pass
+# str.isdigit), and short, so no number is ever too long to read or convert.
+ASCII_NUMBER = re.compile(r"[0-9]{1,4}", re.ASCII)
+MAX_COUNT = 9999
+
+
+def ascii_number(text: str) -> int | None:
+    """The number `text` spells in ASCII digits (at most four), else None."""
+    return int(text) if ASCII_NUMBER.fullmatch(text) else None
+
+
+def _shown(value: Any) -> str:
+    """A value for an error message, cut short: a 5000-digit number is not a message."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_COUNT:
+        return "a number too large"
+    shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
+
+
 def _seat(value: Any, what: str, *, allow_null: bool = False, seats: int = len(SEATS)) -> int | None:
     if value is None and allow_null:
         return None
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
+    if isinstance(value, str) and ascii_number(value.strip()) is not None:
+        value = int(value.strip())
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= seats:
-        raise InputError(f"{what} must be a seat 1..{seats}, got {value!r}")
+        raise InputError(f"{what} must be a seat 1..{seats}, got {_shown(value)}")
     return value
 
 
 def _count(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InputError(f"{what} must be a whole number of votes, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        raise InputError(f"{what} must be a whole number of votes, got {_shown(value)}")
     return value
 
 
@@ -171,7 +191,7 @@ def parse_event(data: Any, size: int = len(SEATS)) -> Event:
         raise InputError("an event must be a JSON object with a 'type'")
     kind = data.get("type")
     if kind not in EVENT_TYPES:
-        raise InputError(f"unknown event type {kind!r}")
+        raise InputError(f"unknown event type {_shown(kind)}")
     def seat(value: Any, what: str, **kw: Any) -> Any:
         return _seat(value, what, seats=size, **kw)
 

@@ -15,7 +15,7 @@ from voicehost.paths import GRAMMARS
 
 _EDGE_PUNCT = re.compile(r"^[^\w%№']+|[^\w%№']+$")
 # Digits, "№7", and digits with an ordinal ending as people type them ("7-го", "7й").
-_NUMBERED = re.compile(r"^№?(\d+)(?:-?(?:й|я|е|го|му|м|ой|ую|ый|ого|ому|ым|ом|ая|ое|ые|ых|ю))?$")
+_NUMBERED = re.compile(r"^№?([0-9]+)(?:-?(?:й|я|е|го|му|м|ой|ую|ый|ого|ому|ым|ом|ая|ое|ые|ых|ю))?$")
 
 
 def normalize(word: str) -> str:
@@ -78,7 +78,9 @@ class Grammar:
             return self.numbers[word]
         digits = _NUMBERED.match(word)
         if digits:
-            value = int(digits.group(1))
+            # ASCII digits only ("٣" is no seat), never converted when too long to be one
+            text = digits.group(1)
+            value = int(text) if len(text) <= 4 else 0
             return value if 1 <= value <= 10 else 0
         return None
 
