@@ -78,7 +78,7 @@ class CityVariant:
     default_seats = 10
     nominations_by_phrase = False
     transitions = TRANSITIONS
-    win_say = {CitySide.CITY: "city_wins", CitySide.MAFIA: "mafia_wins",
+    win_say: dict[str, str] = {CitySide.CITY: "city_wins", CitySide.MAFIA: "mafia_wins",
                CitySide.MANIAC: "maniac_wins"}
 
     # -------------------------------------------------------- deal and sides

@@ -179,6 +179,7 @@ def _roles(value: Any, seats: int) -> dict[int, str]:
     roles: dict[int, str] = {}
     for key, name in value.items():
         seat = _seat(key, f"setup seat {key!r}", seats=seats)
+        assert seat is not None  # a deal names no empty seat
         if not isinstance(name, str) or not name:
             raise InputError(f"setup seat {seat}: the role must be a name, got {name!r}")
         roles[seat] = name

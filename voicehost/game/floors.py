@@ -206,8 +206,10 @@ def nomination(game: Moderator, event: Nomination) -> None:
     rules = game.rules
     if event.accepted:
         if rules.confirm_nominations:
-            phrase = {"phrase": rules.confirmation} if rules.confirmation else {}
-            game.say("accepted", t=event.t, seat=event.target, **phrase)
+            if rules.confirmation:  # the club's own phrase
+                game.say("accepted", t=event.t, seat=event.target, phrase=rules.confirmation)
+            else:
+                game.say("accepted", t=event.t, seat=event.target)
         return
     if rules.explain_rejections:
         narration.explain(game, event)

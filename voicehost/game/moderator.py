@@ -139,7 +139,7 @@ class Moderator(StateView):
         """The game's phase in words, for error messages."""
         phase, floor = self.state.seats.phase, self.state.floors.floor
         if phase in (Phase.SETUP, Phase.GAME_OVER):
-            return phase.value
+            return str(phase.value)
         stage = f"night {self.night}" if phase.is_night else f"day {self.day}"
         detail = phase.value
         if floor is not None:
@@ -221,7 +221,7 @@ class Moderator(StateView):
             self._control(event.type)
         elif isinstance(event, Candidates):
             self.variant.candidates(self, list(event.seats))
-        else:
+        elif isinstance(event, SeatEvent):
             self._seat_event(event)
 
     def _seat_event(self, event: SeatEvent) -> None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from rapidfuzz import fuzz, process
 
@@ -122,7 +123,7 @@ def _fuzzy_match(word: str, choices: tuple[str, ...], score: float) -> bool:
     return process.extractOne(word, long_choices, scorer=fuzz.ratio, score_cutoff=score) is not None
 
 
-def _strings(table: dict, key: str, where: str) -> tuple[str, ...]:
+def _strings(table: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
     value = table.get(key, [])
     if isinstance(value, str):
         value = [value]
@@ -150,7 +151,7 @@ def _load_numbers(path: Path) -> dict[str, int]:
     return numbers
 
 
-def _read(name: str, folder: Path, seen: tuple[str, ...] = ()) -> dict:
+def _read(name: str, folder: Path, seen: tuple[str, ...] = ()) -> dict[str, Any]:
     """A grammar file's tables, over those of the file it `inherit`s from."""
     path = folder / f"{name}.toml"
     if name in seen:

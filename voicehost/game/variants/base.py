@@ -23,11 +23,25 @@ Transitions = Mapping[Phase, frozenset[Phase]]
 
 
 class Variant(Protocol):
-    max_seat: int               # the highest seat an input may name
-    default_seats: int          # the table before the deal
-    nominations_by_phrase: bool  # players nominate in their speech ("выставляю ...")
-    transitions: Transitions
-    win_say: Mapping[str, str]  # winner -> phrasebook key
+    @property
+    def max_seat(self) -> int:
+        """The highest seat an input may name."""
+
+    @property
+    def default_seats(self) -> int:
+        """The table before the deal."""
+
+    @property
+    def nominations_by_phrase(self) -> bool:
+        """Whether players nominate in their speech ("выставляю ...")."""
+
+    @property
+    def transitions(self) -> Transitions:
+        """Which phase may follow which: this variant's own table."""
+
+    @property
+    def win_say(self) -> Mapping[str, str]:
+        """Winner -> the phrasebook key that announces it."""
 
     # -- the deal and the sides
     def check_deal(self, game: Moderator, names: dict[int, str]) -> None:

@@ -52,7 +52,7 @@ class SportsVariant:
     default_seats = len(SEATS)
     nominations_by_phrase = True
     transitions = TRANSITIONS
-    win_say = {Winner.RED: "red_wins", Winner.BLACK: "black_wins", Winner.DRAW: "draw"}
+    win_say: dict[str, str] = {Winner.RED: "red_wins", Winner.BLACK: "black_wins", Winner.DRAW: "draw"}
 
     # -------------------------------------------------------- deal and sides
 
