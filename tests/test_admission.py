@@ -148,3 +148,20 @@ def test_every_refusal_key_the_core_raises_is_in_both_phrasebooks():
         book = load_phrasebook(name)
         assert keys <= set(book.refuse), (name, sorted(keys - set(book.refuse)))
         assert set(book.phase) >= {p.value for p in Phase} and set(book.status_floor) == set(book.floor)
+
+
+def test_page_gets_the_refusal_in_the_tables_language():
+    import asyncio
+
+    from tests.test_web_api import page, paired, post, until
+
+    async def go():
+        async with page() as (client, live, access):
+            state = await paired(client, access)
+            until(live, Phase.SPEECH)
+            response = await post(client, "/api/input", {"type": "resume"}, state["csrf"])
+            body = await response.json()
+            assert response.status == 409 and "not paused" in body["error"]
+            assert body["refusal"] == "Игра не на паузе"
+
+    asyncio.run(asyncio.wait_for(go(), timeout=60))

@@ -155,7 +155,7 @@ def fixed_phrases(game: Moderator) -> list[str]:
     """Every announcement whose text is known before the game: rendered at start-up."""
     book = game.book
     texts = [text for text in book.say.values() if "{" not in text]
-    seats = range(1, 11)
+    seats = range(1, game.max_seat + 1)  # a city table seats up to 11
     for key in ("floor_speech", "floor_tie", "floor_last_word", "vote_question", "leaves", "killed",
                 "number"):
         texts += [book.text(key, seat=seat) for seat in seats]

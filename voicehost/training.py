@@ -16,7 +16,6 @@ from voicehost.rules import RuleOptions
 from voicehost.tts import Speaker, open_voice
 
 log = logging.getLogger(__name__)
-NOTHING = "Номинации не было: скажите «выставляю» и номер игрока"
 
 
 class Trainer:
@@ -52,7 +51,7 @@ class Trainer:
                 if isinstance(event, Nomination):
                     verdicts.append(self.verdict(event))
                     listener = self.listener()
-        return verdicts or [NOTHING]
+        return verdicts or [self.book.explanation("no_nomination")]
 
     def tell(self, text: str) -> None:
         self.out.write(text + "\n")
@@ -93,4 +92,4 @@ class Trainer:
             self.speaker.close()
 
 
-__all__ = ["Trainer", "NOTHING"]
+__all__ = ["Trainer"]

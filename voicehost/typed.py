@@ -50,8 +50,8 @@ def parse_roles(spec: str) -> dict[str, str]:
     count = 10
     named: list[tuple[str, str]] = []
     for token in tokens:
-        pair = re.fullmatch(r"([a-z_]+)=(\d{1,2})", token.lower())
-        short = re.fullmatch(r"([dmsc])(\d{1,2})", token.lower())
+        pair = re.fullmatch(r"([a-z_]+)=([0-9]{1,2})", token.lower())
+        short = re.fullmatch(r"([dmsc])([0-9]{1,2})", token.lower())
         if pair and pair.group(1) == "players":
             count = int(pair.group(2))
         elif pair:
