@@ -380,7 +380,7 @@ def test_deal_goes_to_the_page_or_is_refused_without_a_private_channel():
 @pytest.mark.parametrize("phrase,verdict", [
     ("выставляю одиннадцатого", "Не принято: нет такого игрока — «одиннадцатого»"),
     ("выставляю 15", "Не принято: нет такого игрока — номер 15"),
-    ("выставляю " + "9" * 50, "Не принято: нет такого игрока — номер " + "9" * 20 + "…"),
+    ("выставляю " + "9" * 5000, "Не принято: нет такого игрока — номер " + "9" * 20 + "…"),
 ])
 def test_no_such_player_in_play(phrase, verdict):
     live, terminal = typed_table()

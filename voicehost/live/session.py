@@ -11,7 +11,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -140,7 +140,7 @@ async def keep_time(live: LiveTable, stop: asyncio.Event) -> None:
 
 
 @contextlib.contextmanager
-def _interrupts(stop: asyncio.Event):
+def _interrupts(stop: asyncio.Event) -> Iterator[None]:
     """Ctrl-C and SIGTERM end the session cleanly, wherever the loop is waiting."""
     loop = asyncio.get_running_loop()
     installed = []

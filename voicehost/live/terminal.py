@@ -50,14 +50,12 @@ def status(live: LiveTable) -> str:
     if playing:
         parts.append(texts.where("night" if game.phase.is_night else "day",
                                  count=game.night if game.phase.is_night else game.day))
-    book_status = getattr(game.book, "status", {})  # the core's labels, where the phrasebook has them
-    if game.floor is not None:
+    if game.floor is not None:  # the labels are the phrasebook's [status] and [status_floor]
         left = max(0, round(game.floor.end - game.now))
-        kind = game.floor.kind.value
-        floor = getattr(game.book, "status_floor", {}).get(kind) or texts.status.get(kind, kind)
-        parts.append(floor.format(seat=game.floor.seat) + ", " + texts.where("left", count=left))
+        floor = game.book.status_floor[game.floor.kind.value].format(seat=game.floor.seat)
+        parts.append(floor + ", " + texts.where("left", count=left))
     else:
-        parts.append(book_status.get(game.phase.value) or texts.where(game.phase.value))
+        parts.append(game.book.status.get(game.phase.value, game.phase.value))
     if game.today and playing and not game.phase.is_night:  # the day's nominees end with the day
         parts.append(texts.where("nominees", seats=game.today))
     if game.paused_at is not None:
@@ -77,7 +75,7 @@ def format_output(output: Output, book: Any, texts: LiveTexts) -> str:
     return f"[{minutes:02d}:{seconds:02d}] {mark}{text}"
 
 
-def describe(event: dict) -> str:
+def describe(event: dict[str, Any]) -> str:
     """An input as the host would type it, to say what an undo took back."""
     kind = event.get("type", "")
     command = {v: k for k, v in SEAT_COMMANDS.items()}.get(kind)
