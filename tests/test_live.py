@@ -148,6 +148,7 @@ def test_host_commands(line, event):
     ("/shot x", "/shot: «x» — не номер игрока"), ("/fly 3", "Нет такой команды: /fly"),
     ("/foul", "/foul: нужен один номер игрока"), ("/shot ²", "/shot: «²» — не номер игрока"),
     ("/votes ٣=3", "Голоса: «٣=3»"), ("/lift 99999", "Подъём: нужно одно число"),
+    ("/names Алиса", "Имена: пишите НОМЕР=ИМЯ"),
 ])
 def test_bad_host_commands(line, message):
     with pytest.raises(InputError, match=message):

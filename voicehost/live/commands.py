@@ -96,7 +96,10 @@ def parse_command(line: str, texts: LiveTexts | None = None) -> dict[str, Any] |
     if head == "/names":  # the players' names, for the rating platforms' records
         from voicehost.export.names import names_event
 
-        return names_event(line.strip()[len("/names"):])
+        try:
+            return names_event(line.strip()[len("/names"):])
+        except InputError:
+            raise InputError(texts.text("names_bad")) from None
     if head == "/roles":
         return {"type": "setup", "roles": parse_roles(" ".join(args), texts)}
     if head == "/votes":
