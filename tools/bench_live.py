@@ -2,7 +2,7 @@
 word now that the journal is fsynced on a writer thread, against the time the
 same words take to reach the disk. Prints figures; asserts nothing.
 
-    .venv/bin/python tools/bench_live.py [WORDS]
+    .venv/bin/python -m tools.bench_live [WORDS]
 """
 from __future__ import annotations
 
