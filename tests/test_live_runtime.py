@@ -354,6 +354,14 @@ def test_quit_says_where_the_journal_and_protocol_are(tmp_path):
     assert json.loads((tmp_path / "p.json").read_text("utf-8"))["winner"] is None
 
 
+def test_a_protocol_that_cannot_be_written_is_one_line(tmp_path):
+    code, out, journal = play_typed(tmp_path, ["/roles d4 m2 m7 s6", "/quit"],
+                                    "--protocol", str(tmp_path / "gone" / "p.json"))
+    assert code == 0 and f"Журнал: {journal}" in out
+    (line,) = [line for line in out.splitlines() if "Протокол" in line]
+    assert line.startswith(f"! Протокол не записан ({tmp_path / 'gone' / 'p.json'}: ")
+
+
 def test_deal_shows_the_host_the_roles_marked_private():
     live, terminal = typed_table()
     terminal.handle("/deal")

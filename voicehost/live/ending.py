@@ -11,6 +11,14 @@ from voicehost.errors import VoicehostError
 from voicehost.game.protocol import protocol_text
 
 
+class ProtocolWriteError(VoicehostError):
+    """The protocol could not be written where it was asked for."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        self.path, self.why = path, why
+        super().__init__(f"cannot write {path}: {why}")
+
+
 def protocol_paths(journal: Path) -> tuple[Path, Path]:
     """`game-….jsonl` -> `game-….protocol.json`, `game-….protocol.csv`."""
     stem = journal.name[:-len(journal.suffix)] if journal.suffix else journal.name
@@ -31,7 +39,7 @@ def write_atomic(path: Path, text: str) -> None:
             os.unlink(tmp)
             raise
     except OSError as exc:
-        raise VoicehostError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise ProtocolWriteError(path, exc.strerror or str(exc)) from None
 
 
 def write_protocol(live: Any, target: Path) -> tuple[Path, Path]:

@@ -31,7 +31,7 @@ from voicehost.live.commands import (
     seat_past_table,
     shown,
 )
-from voicehost.live.ending import protocol_paths, write_protocol
+from voicehost.live.ending import ProtocolWriteError, protocol_paths, write_protocol
 from voicehost.live.table import LiveTable
 from voicehost.live.texts import LiveTexts, rendered
 from voicehost.phrases.words import words_from_text
@@ -232,7 +232,11 @@ class Terminal:
         target = self.protocol or (protocol_paths(self.live.journal_path)[0] if self.live.journal_path else None)
         if target is None or self.live.game.phase is Phase.SETUP:
             return None
-        paths = write_protocol(self.live, target)
+        try:
+            paths = write_protocol(self.live, target)
+        except ProtocolWriteError as exc:  # the journal still holds the game: the protocol can be replayed
+            self.write("! " + self.texts.text("protocol_failed", path=exc.path, why=exc.why))
+            return None
         self.write(self.texts.text("protocol_at", json=paths[0], csv=paths[1]))
         if self.live.over:
             self._exports(target)
