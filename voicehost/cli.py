@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import importlib.util
 import json
 import math
@@ -219,9 +220,13 @@ def cmd_check_phrase(args: argparse.Namespace) -> int:
     else:
         raw = _read_input(args.input)
         try:
-            data = json.loads(raw)
+            data = json.loads(raw, parse_constant=_no_constant)
         except json.JSONDecodeError as exc:
             raise InputError(f"input is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+        except RecursionError:
+            raise InputError("input is not valid JSON: nested too deep") from None
+        except ValueError as exc:  # NaN/Infinity, or an integer of thousands of digits
+            raise InputError(f"input is not valid JSON: {' '.join(str(exc).split())[:120]}") from None
         words = words_from_json(data)
     alive = set(args.alive) if args.alive is not None else set(range(1, 11))
     context = StaticContext(alive, list(args.nominated), args.already_nominated_by_speaker)
@@ -235,6 +240,10 @@ def cmd_check_phrase(args: argparse.Namespace) -> int:
         out.append(json.dumps(line, ensure_ascii=False))
     sys.stdout.write("".join(f"{line}\n" for line in out))
     return 0
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number")
 
 
 def _explain(event: Any, rules: Any) -> str:
@@ -270,8 +279,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     _output_file(args.protocol, "--protocol")
     _output_file(args.journal, "--journal")
     rules = _rules(args)
-    events, where = load_script(script, sys.stdin.read() if script is None else None)
     game = new_game(rules)
+    events, where = load_script(script, sys.stdin.read() if script is None else _script_text(script, game))
     journal = None
     if args.journal:
         fd, tmp = tempfile.mkstemp(dir=args.journal.parent if str(args.journal.parent) else ".",
@@ -298,6 +307,19 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.protocol:
         _write_atomic(args.protocol, protocol_text(game))
     return 0
+
+
+def _script_text(path: Path, game: Any) -> str:
+    """The script as text; bytes that are not UTF-8 are refused naming their line."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read script {path}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise InputError(f"{path}:{line}: not UTF-8 text (byte {exc.start}) (phase: {game.where()})") from None
 
 
 def _json_line(data: Any) -> str:
@@ -419,8 +441,13 @@ COMMANDS = {"check-phrase": cmd_check_phrase, "simulate": cmd_simulate, "replay"
             "models": cmd_models}
 
 
+@functools.lru_cache(maxsize=1)
+def _parser() -> argparse.ArgumentParser:
+    return build_parser()   # built once per process: in-process callers (tests, fuzzers) call main often
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = _parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
     except VoicehostError as exc:

@@ -57,6 +57,8 @@ def _parse_line(line: str, size: int) -> Event:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON ({exc.msg})") from None
+    except (ValueError, RecursionError):  # thousands of digits, or nested too deep
+        raise InputError("malformed JSON (a number too long or nesting too deep)") from None
     return parse_event(data, size)
 
 

@@ -88,7 +88,7 @@ EVENT_TYPES = ("setup", "word", "speech", "votes", "lift_votes", "best_move", "c
 def _seat(value: Any, what: str, *, allow_null: bool = False, seats: int = len(SEATS)) -> int | None:
     if value is None and allow_null:
         return None
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and len(value.strip()) < 4:
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= seats:
         raise InputError(f"{what} must be a seat 1..{seats}, got {value!r}")
