@@ -10,7 +10,7 @@ from voicehost.cli import main
 from voicehost.errors import InputError
 from voicehost.game.protocol import protocol, snapshot
 from voicehost.journal import replay
-from voicehost.records import load_records
+from tools.records import load_records
 
 
 @pytest.mark.parametrize("name", ["red_wins_by_votes", "fouls_and_removals", "tie_then_lift"])
@@ -63,7 +63,7 @@ def test_journal_keeps_the_tables_own_rules(tmp_path, capsys):
 
 
 def test_real_game_journal_replays(tmp_path, capsys):
-    from voicehost.records import convert
+    from tools.records import convert
     from tests.conftest import realgames_dir
 
     record = load_records(realgames_dir() / "polemica-library_games.json")[0]

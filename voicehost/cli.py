@@ -136,6 +136,11 @@ def build_parser() -> argparse.ArgumentParser:
     models.add_argument("--voice", default=None, help="which voice: irina (default), denis, dmitri, ruslan")
     models.add_argument("--only", choices=["asr", "voice"], default=None)
 
+    exp = sub.add_parser("export", help="a finished game as a mafiaratings or Polemica record")
+    exp.add_argument("journal", type=Path, metavar="JOURNAL_OR_PROTOCOL")
+    exp.add_argument("--format", required=True, choices=["mafiaratings", "polemica"])
+    exp.add_argument("-o", "--output", type=Path, default=None, metavar="FILE")
+
     rep = sub.add_parser("replay", help="rebuild a game from its journal")
     rep.add_argument("journal", type=Path)
     rep.add_argument("--protocol", type=Path, default=None, metavar="OUT.json")
@@ -347,6 +352,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from voicehost.export import export_text, load_table
+
+    table, ended = load_table(args.journal)
+    text = export_text(table, args.format, ended)
+    _write_atomic(args.output, text) if args.output else sys.stdout.write(text)
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from voicehost import bench
 
@@ -438,7 +452,7 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 COMMANDS = {"check-phrase": cmd_check_phrase, "simulate": cmd_simulate, "replay": cmd_replay,
             "bench": cmd_bench, "run": cmd_run, "train": cmd_train, "devices": cmd_devices, "serve": cmd_serve,
-            "models": cmd_models}
+            "models": cmd_models, "export": cmd_export}
 
 
 @functools.lru_cache(maxsize=1)
