@@ -153,8 +153,9 @@ def test_an_edited_shot_is_reported_even_with_its_hash_recomputed_alone(tmp_path
     entry = json.loads(lines[number - 1])
     entry.pop("h")
     entry["event"]["seat"] = 1 if entry["event"].get("seat") != 1 else 2
-    entry["h"] = entry_hash(previous, entry)   # a careful forger fixes this line...
-    lines[number - 1] = json.dumps(entry, ensure_ascii=False).encode()
+    body = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
+    digest = entry_hash(previous, body)       # a careful forger fixes this line...
+    lines[number - 1] = body[:-1] + f',"h":"{digest}"}}'.encode()
     path.write_bytes(b"\n".join(lines))
     with pytest.raises(JournalError, match=rf":{number + 1}: the journal was changed"):
         replay(path)   # ... but the next line's check covers it
@@ -359,3 +360,21 @@ def test_only_inputs_and_fired_timers_are_journaled(tmp_path):
     assert 0 < ticks < 20
     assert snapshot(game)["timers"] == snapshot(table.game)["timers"]
     assert snapshot(game)["protocol"] == snapshot(table.game)["protocol"]
+
+
+def test_recognized_words_are_journaled_short_and_replay_as_applied(tmp_path):
+    from voicehost.game.events import Heard
+    from voicehost.phrases.words import Word
+
+    path = tmp_path / "j.jsonl"
+    table = _table(path)
+    start = table.game.now + 0.123456789
+    for index, text in enumerate(["я", "выставляю", "седьмого", "спасибо"]):
+        t = start + index * 0.4000001
+        table.apply(Heard(Word(text, t, t + 0.3000002)), max(table.game.now, t))
+    table.close()
+    lines = path.read_bytes().splitlines()[-4:]
+    assert all(len(line) < 70 for line in lines), lines
+    assert json.loads(lines[1])["w"] == ["выставляю", round(start + 0.4000001, 3), round(start + 0.7000003, 3)]
+    assert snapshot(replay(path)[0]) == snapshot(table.game)
+    assert 7 in snapshot(table.game)["protocol"]["nominations"][0].values()
