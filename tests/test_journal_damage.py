@@ -374,7 +374,21 @@ def test_recognized_words_are_journaled_short_and_replay_as_applied(tmp_path):
         table.apply(Heard(Word(text, t, t + 0.3000002)), max(table.game.now, t))
     table.close()
     lines = path.read_bytes().splitlines()[-4:]
+    if b'"tick"' in lines[-1]:    # the clock mark written on close
+        lines = path.read_bytes().splitlines()[-5:-1]
     assert all(len(line) < 70 for line in lines), lines
     assert json.loads(lines[1])["w"] == ["выставляю", round(start + 0.4000001, 3), round(start + 0.7000003, 3)]
     assert snapshot(replay(path)[0]) == snapshot(table.game)
     assert 7 in snapshot(table.game)["protocol"]["nominations"][0].values()
+
+
+def test_closing_marks_the_clock_so_a_resume_stands_where_the_table_stopped(tmp_path):
+    path = tmp_path / "j.jsonl"
+    table = _table(path)
+    table.apply(parse_event({"type": "foul", "seat": 3}), 91.0)
+    table.advance(93.5)                       # no timer fires: nothing journaled yet
+    assert scan_file(path).entries[-1][1]["t"] == 91.0
+    table.close()
+    resumed, _, journal = resume_table(path)
+    assert resumed.game.now == 93.5 and snapshot(resumed.game) == snapshot(table.game)
+    journal.close()

@@ -97,8 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
     _rules_args(sim)
 
     bench = sub.add_parser("bench", help="print performance figures")
-    bench.add_argument("what", choices=["core", "latency"],
-                       help="core: phrase rules and simulated games; latency: the live loop")
+    bench.add_argument("what", choices=["core", "latency", "journal"],
+                       help="core: phrase rules and simulated games; latency: the live loop; "
+                            "journal: a two-hour game's journal size and resume time")
+    bench.add_argument("--hours", type=_seconds, default=2.0, help="journal: the game's length in hours")
 
     run = sub.add_parser("run", help="moderate a live game (microphone, a recorded WAV, or typed)")
     run.add_argument("--text", action="store_true", help="play from the keyboard: lines are speech, /commands")
@@ -362,6 +364,11 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.what == "journal":
+        from voicehost import journal_bench
+
+        journal_bench.run(args.hours)
+        return 0
     from voicehost import bench
 
     bench.core() if args.what == "core" else bench.latency()

@@ -213,6 +213,7 @@ class Journal:
         self.fsync = fsync
         self.failed: JournalWriteError | None = None
         self.cut = 0             # bytes of a torn tail cut off on resume
+        self.scan: Scan | None = None
         self._previous = ""
         self._fd: int | None = None
         if self.path.exists() and not self.path.is_file():
@@ -257,6 +258,7 @@ class Journal:
                 break
             chunks.append(chunk)
         scan = scan_bytes(self.path, b"".join(chunks))
+        self.scan = scan
         self._previous = scan.last_hash
         if scan.torn:
             try:
@@ -301,6 +303,10 @@ class Journal:
                 f"the game takes no more inputs (it stands recorded up to the last accepted one)")
             raise self.failed from None
         self._previous = digest
+
+    @property
+    def is_open(self) -> bool:
+        return self._fd is not None
 
     def close(self) -> None:
         if self._fd is not None:
@@ -380,8 +386,18 @@ class Table:
             self.journal.write_entry(t, event)
 
     def close(self) -> None:
-        if self.journal is not None:
-            self.journal.close()
+        """Close the journal with a last clock mark, so that a resume stands
+        where the table stopped, not at its last input."""
+        journal = self.journal
+        if journal is None:
+            return
+        last = self.entries[-1][0] if self.entries else 0.0
+        if journal.failed is None and journal.is_open and self.game.now > last:
+            try:
+                journal.write_entry(self.game.now, {"type": "tick"})
+            except JournalWriteError:
+                pass   # the game stands recorded up to its last input
+        journal.close()
 
 
 def _to_the_millisecond(event: Heard, now: float, game_now: float) -> tuple[Heard, float]:
@@ -460,7 +476,9 @@ def resume_table(path: Path, *, fsync: bool = True) -> tuple[Table, list[Output]
     before it could read a journal that the first is still writing."""
     journal = Journal(path, fsync=fsync, resume=True)
     try:
-        game, outputs, entries = replay_entries(path)
+        assert journal.scan is not None
+        game, outputs, entries = replay_scan(journal.scan)
+        journal.scan = None
     except BaseException:
         journal.close()
         raise
