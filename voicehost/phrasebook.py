@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import string
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -10,6 +9,7 @@ from typing import Any
 
 from voicehost.errors import DataError
 from voicehost.paths import GRAMMARS
+from voicehost.tomlio import read_inherited
 
 PLACEHOLDERS = {"seat", "seats", "count", "seconds", "word", "pause", "limit", "day", "card"}
 
@@ -51,17 +51,10 @@ def _check(section: dict[str, Any], where: str) -> dict[str, str]:
 def load_phrasebook(name: str = "phrasebook.ru", folder: Path = GRAMMARS) -> Phrasebook:
     """A phrasebook; one that `inherit`s takes its parent's sentences and overrides some."""
     path = folder / f"{name}.toml"
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise DataError(f"no phrasebook '{name}' ({path})") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError(f"{path}: {exc}") from exc
-    say = _check(data.get("say", {}), str(path))
-    explain = _check(data.get("explain", {}), str(path))
-    cards = _check(data.get("cards", {}), str(path))
-    parent = data.get("inherit")
-    if parent:
-        base = load_phrasebook(parent, folder)
-        say, explain, cards = {**base.say, **say}, {**base.explain, **explain}, {**base.cards, **cards}
-    return Phrasebook(say, explain, cards)
+    data = read_inherited(name, lambda n: folder / f"{n}.toml", "phrasebook", DataError)
+    sections = []
+    for section in ("say", "explain", "cards"):
+        if not isinstance(data.get(section, {}), dict):
+            raise DataError(f"{path}: [{section}] must be a table")
+        sections.append(_check(data.get(section, {}), str(path)))
+    return Phrasebook(*sections)
