@@ -392,3 +392,24 @@ def test_closing_marks_the_clock_so_a_resume_stands_where_the_table_stopped(tmp_
     resumed, _, journal = resume_table(path)
     assert resumed.game.now == 93.5 and snapshot(resumed.game) == snapshot(table.game)
     journal.close()
+
+
+def test_run_resumes_a_torn_journal_twice(tmp_path, capsys):
+    """The live command end to end: a journal torn inside a Cyrillic character
+    is resumed, the game goes on, and a second resume works too."""
+    import subprocess
+    import sys
+
+    path = _journal_of(tmp_path, "fouls_and_removals", capsys=capsys)
+    whole = path.read_bytes()
+    expected = snapshot(replay(path)[0])
+    path.write_bytes(whole + '{"t":1,"event":{"type":"word","word":"выст'.encode()[:-1])
+    env = {**os.environ, "HOME": str(tmp_path)}
+    for attempt in range(2):
+        done = subprocess.run([sys.executable, "-m", "voicehost", "run", "--text", "--mute", "--resume", str(path)],
+                              input="/quit\n", capture_output=True, text=True, timeout=120, env=env)
+        assert done.returncode == 0, done.stderr
+        assert "Traceback" not in done.stderr and f"resumed {path}" in done.stdout
+        game = replay(path)[0]
+        assert snapshot(game)["protocol"] == expected["protocol"]
+    assert path.read_bytes().startswith(whole) and path.read_bytes().endswith(b"\n")
