@@ -14,8 +14,6 @@ import re
 import signal
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import GAMES
 from voicehost.cli import main
 
@@ -295,7 +293,7 @@ def test_mutated_check_phrase_inputs_exit_0_with_events_or_2_with_one_line(tmp_p
     rng = random.Random(8)
     failures = []
     outcomes = {0: 0, 2: 0}
-    for index in range(PHRASES):
+    for _ in range(PHRASES):
         argv, stdin = _phrase_argv(rng, tmp_path)
         code, out, err = call(argv, stdin)
         problem = ""

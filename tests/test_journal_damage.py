@@ -17,7 +17,7 @@ from voicehost.errors import JournalError, JournalWriteError
 from voicehost.game.events import parse_event
 from voicehost.game.moderator import new_game
 from voicehost.game.protocol import snapshot
-from voicehost.journal import Journal, Table, replay, replay_entries, resume_table, scan_file
+from voicehost.journal import Journal, Table, replay, resume_table, scan_file
 from voicehost.rules import rules_for
 
 
@@ -405,7 +405,7 @@ def test_run_resumes_a_torn_journal_twice(tmp_path, capsys):
     expected = snapshot(replay(path)[0])
     path.write_bytes(whole + '{"t":1,"event":{"type":"word","word":"выст'.encode()[:-1])
     env = {**os.environ, "HOME": str(tmp_path)}
-    for attempt in range(2):
+    for _ in range(2):
         done = subprocess.run([sys.executable, "-m", "voicehost", "run", "--text", "--mute", "--resume", str(path)],
                               input="/quit\n", capture_output=True, text=True, timeout=120, env=env)
         assert done.returncode == 0, done.stderr

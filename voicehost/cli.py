@@ -12,8 +12,9 @@ import stat
 import struct
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn, Sequence
+from typing import Any, NoReturn
 
 from voicehost import __version__
 from voicehost.config import load_settings

@@ -251,13 +251,13 @@ class Journal:
     def _open_existing(self) -> None:
         assert self._fd is not None
         size = os.fstat(self._fd).st_size
-        chunks = []
-        while sum(map(len, chunks)) < size:
-            chunk = os.pread(self._fd, size, sum(map(len, chunks)))
+        data = bytearray()
+        while len(data) < size:
+            chunk = os.pread(self._fd, size - len(data), len(data))
             if not chunk:
                 break
-            chunks.append(chunk)
-        scan = scan_bytes(self.path, b"".join(chunks))
+            data += chunk
+        scan = scan_bytes(self.path, bytes(data))
         self.scan = scan
         self._previous = scan.last_hash
         if scan.torn:
