@@ -385,17 +385,17 @@ def _need_extra(extra: str, modules: tuple[str, ...], what: str) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    _wav_file(args.audio_file, "--audio-file")
-    _input_file(args.host_script, "--host-script")
-    _input_file(args.resume, "--resume")
-    for flag in ("journal", "record", "protocol"):
-        _output_file(getattr(args, flag), f"--{flag}")
     if not args.text:
         _need_extra("live", ("vosk", "pyaudio"), "playing by voice"
                     + (" from a recording" if args.audio_file else "")
                     + " (or type the game with --text)")
     if args.serve or args.lan:
         _need_extra("web", ("aiohttp", "qrcode"), "the companion page")
+    _wav_file(args.audio_file, "--audio-file")
+    _input_file(args.host_script, "--host-script")
+    _input_file(args.resume, "--resume")
+    for flag in ("journal", "record", "protocol"):
+        _output_file(getattr(args, flag), f"--{flag}")
     from voicehost import runner
 
     return runner.run(args)
