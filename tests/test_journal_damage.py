@@ -413,3 +413,17 @@ def test_run_resumes_a_torn_journal_twice(tmp_path, capsys):
         game = replay(path)[0]
         assert snapshot(game)["protocol"] == expected["protocol"]
     assert path.read_bytes().startswith(whole) and path.read_bytes().endswith(b"\n")
+
+
+@pytest.mark.parametrize("text", ["вы\u2028ставляю", "x\u0085y", "a\rb", "\ud800"])
+def test_line_separators_and_surrogates_inside_a_word_stay_on_their_line(text, tmp_path):
+    from voicehost.game.events import Heard
+    from voicehost.phrases.words import Word
+
+    path = tmp_path / "j.jsonl"
+    table = _table(path)
+    table.apply(Heard(Word(text, 90.5, 90.8)), 90.5)
+    table.apply(parse_event({"type": "foul", "seat": 3}), 91.0)
+    table.close()
+    assert len(scan_file(path).entries) == len(path.read_bytes().split(b"\n")) - 2
+    assert snapshot(replay(path)[0]) == snapshot(table.game)
