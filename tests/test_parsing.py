@@ -10,7 +10,7 @@ from tests.conftest import GAMES, ROLES, Play
 from voicehost.cli import main
 from voicehost.errors import GameError, InputError, VoicehostError
 from voicehost.game.events import parse_event
-from voicehost.journal import Journal, Table, replay
+from voicehost.journal import Journal, replay
 from voicehost.phrases.grammar import load_grammar
 from voicehost.phrases.words import words_from_text
 from voicehost.rules import rules_for
@@ -113,14 +113,11 @@ def test_city_best_player_past_the_table_is_refused_also_on_replay(tmp_path):
     with pytest.raises(GameError, match="seat 11 is not at this table") as refused:
         game.handle(parse_event({"type": "best_player", "seat": 11}, game.max_seat), game.now)
     assert refused.value.key == "not_at_table"
-    # A journal that holds one (hand-edited, or written before this check) replays to a refusal.
+    # A journal that holds one (written before this check, with a valid chain) replays to a refusal.
     path = tmp_path / "j.jsonl"
     journal = Journal(path, rules_for("city"))
-    Table(game, journal)
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps({"t": 0.0, "event": {"type": "setup", "roles": {
-            str(s): r.value for s, r in game.roles.items()}}}) + "\n")
-        handle.write(json.dumps({"t": 1.0, "event": {"type": "best_player", "seat": 11}}) + "\n")
+    journal.write_entry(0.0, {"type": "setup", "roles": {str(s): r.value for s, r in game.roles.items()}})
+    journal.write_entry(1.0, {"type": "best_player", "seat": 11})
     journal.close()
     with pytest.raises(VoicehostError, match=r"j\.jsonl:3: seat 11 is not at this table"):
         replay(path)

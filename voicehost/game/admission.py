@@ -14,6 +14,7 @@ from voicehost.game.events import (
     Control,
     Event,
     Heard,
+    Names,
     LiftVotes,
     SeatEvent,
     Setup,
@@ -32,7 +33,7 @@ ANYTIME = ("foul", "unfoul", "disqualify", "leave_table")
 def admit(game: Moderator, event: Event) -> None:
     """Raise the GameError that refuses `event` where the game stands, if any."""
     precheck(game, event)
-    if isinstance(event, Heard):
+    if isinstance(event, (Heard, Names)):
         return
     if not fits(game, event):
         wanted = game.waiting_for()
@@ -50,7 +51,7 @@ def precheck(game: Moderator, event: Event) -> None:
             raise game.error("the game is already set up", event, key="already_set_up")
         game.variant.check_deal(game, event.roles)
         return
-    if isinstance(event, Heard):
+    if isinstance(event, (Heard, Names)):  # words, and names at any time, even before the deal
         return
     if game.phase is Phase.SETUP:
         raise game.error("the game has no setup yet: the first input must be 'setup'", event,

@@ -74,7 +74,15 @@ class Control:
     type: str
 
 
-Event = Setup | Heard | Speech | Votes | LiftVotes | SeatEvent | BestMove | Control | Candidates
+@dataclass(frozen=True)
+class Names:
+    """Players' names the host entered, seat -> name ("" takes a name back); the
+    game itself goes by seat numbers, the rating-platform exports use the names."""
+
+    names: dict[int, str]
+
+
+Event = Setup | Heard | Speech | Votes | LiftVotes | SeatEvent | BestMove | Control | Candidates | Names
 
 class EventType(StrEnum):
     SETUP = "setup"
@@ -100,6 +108,7 @@ class EventType(StrEnum):
     PAUSE = "pause"
     RESUME = "resume"
     NEXT = "next"
+    NAMES = "names"
 
 
 @dataclass(frozen=True)
@@ -129,6 +138,8 @@ REGISTRY: dict[EventType, EventSpec] = {
     **{kind: EventSpec(SeatEvent, immediate=True)
        for kind in (_E.FOUL, _E.UNFOUL, _E.DISQUALIFY, _E.LEAVE_TABLE)},
     **{kind: EventSpec(Control) for kind in (_E.PAUSE, _E.RESUME, _E.NEXT)},
+    # Players' names: taken at any time, even before the deal or after the end.
+    _E.NAMES: EventSpec(Names, host=False, immediate=True),
 }
 SEAT_EVENTS = tuple(str(k) for k, spec in REGISTRY.items() if spec.cls is SeatEvent)
 CONTROLS = tuple(str(k) for k, spec in REGISTRY.items() if spec.cls is Control)
@@ -155,6 +166,7 @@ def _shown(value: Any) -> str:
         return "a number too large"
     shown = repr(value)
     return shown if len(shown) <= 40 else shown[:37] + "..."
+NAME_LENGTH = 40
 
 
 def _seat(value: Any, what: str, *, allow_null: bool = False, seats: int = len(SEATS)) -> int | None:
@@ -186,6 +198,20 @@ def _roles(value: Any, seats: int) -> dict[int, str]:
     return roles
 
 
+def _names(value: Any, size: int) -> dict[int, str]:
+    if not isinstance(value, dict) or not value:
+        raise InputError(f"names 'names' must map seats 1..{size} to names")
+    names: dict[int, str] = {}
+    for key, name in value.items():
+        seat = _seat(key, f"names seat {key!r}", seats=size)
+        assert seat is not None  # a seat is required here
+        if not isinstance(name, str) or not name.isprintable() or len(name.strip()) > NAME_LENGTH:
+            raise InputError(f"names seat {seat}: a name must be one line of at most {NAME_LENGTH} "
+                             f"characters, got {name!r}")
+        names[seat] = name.strip()
+    return names
+
+
 def parse_event(data: Any, size: int = len(SEATS)) -> Event:
     """One input from its JSON form; `size` is the table's last seat (10, or up to 11 in city)."""
     if not isinstance(data, dict):
@@ -198,6 +224,8 @@ def parse_event(data: Any, size: int = len(SEATS)) -> Event:
 
     if kind == "setup":
         return Setup(_roles(data.get("roles"), size))
+    if kind == "names":
+        return Names(_names(data.get("names"), size))
     if kind == "candidates":
         chosen = data.get("seats")
         if not isinstance(chosen, list):
@@ -234,6 +262,8 @@ def event_to_json(event: Event) -> dict[str, Any]:
         return {"type": "setup", "roles": {str(s): r for s, r in sorted(event.roles.items())}}
     if isinstance(event, Candidates):
         return {"type": "candidates", "seats": list(event.seats)}
+    if isinstance(event, Names):
+        return {"type": "names", "names": {str(s): n for s, n in sorted(event.names.items())}}
     if isinstance(event, Heard):
         return {"type": "word", **event.word.to_json()}
     if isinstance(event, Speech):

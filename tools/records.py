@@ -18,9 +18,9 @@ from voicehost.errors import InputError, VoicehostError
 from voicehost.game.events import Event, parse_event
 from voicehost.game.model import FloorKind, Phase
 from voicehost.game.moderator import Moderator
+from voicehost.journal import Table
 from voicehost.rules import RuleOptions, rules_for
 from voicehost.simulate import Simulation
-from voicehost.journal import Table
 
 POLEMICA_ROLES = {0: "don", 1: "mafia", 2: "citizen", 3: "sheriff"}
 RATINGS_ROLES = {"civ": "citizen", "maf": "mafia", "don": "don", "sheriff": "sheriff", "srf": "sheriff"}
@@ -65,13 +65,42 @@ class Record:
         return f"{self.source}#{self.id}"
 
 
+# ---------------------------------------------------------------- voicehost exports
+
+# The key voicehost's exports add beside each platform's documented fields.
+EXTENSION = "voicehost"
+
+
+def _extension_votes(record: Record, data: dict[str, Any]) -> None:
+    """Tallies a voicehost export keeps as counts (the game does not know who voted
+    for whom); read only where the record has no per-voter votes of its own."""
+    votes = data.get(EXTENSION, {}).get("votes", []) if isinstance(data.get(EXTENSION), dict) else []
+    for vote in votes:
+        day = int(vote["day"])
+        if day in record.voters:
+            continue
+        if "lift" in vote:
+            record.lifts[day] = int(vote["lift"])
+        else:
+            counts = {int(seat): int(n) for seat, n in vote["counts"].items()}
+            record.tallies.setdefault(day, []).append(counts)
+
+
 # ---------------------------------------------------------------- Polemica
 
 
+POLEMICA_NIGHT_STAGES = ("shooting", "donCheck", "sheriffCheck")
+
+
 def _polemica_stage(stage: dict[str, Any]) -> Stage:
+    if stage.get("type") in POLEMICA_NIGHT_STAGES:
+        # Polemica's night k is our night k+1.
+        return int(stage.get("day", 0)) + 1, "night", None
+    kind = str(stage.get("type", "?"))
     kind = {"speech": "speech", "reSpeech": "tie", "shooted": "killed", "voted": "voted",
-            "voting": "voting", "toVoting": "voting"}.get(stage.get("type"), stage.get("type", "?"))
-    return int(stage.get("day", 0)), kind, stage.get("player")
+            "voting": "voting", "toVoting": "voting"}.get(kind, kind)
+    player = stage.get("player")
+    return int(stage.get("day", 0)), kind, None if player is None else int(player)
 
 
 def _polemica_shots(data: dict[str, Any]) -> dict[int, dict[int, int | None]]:
@@ -121,19 +150,24 @@ def from_polemica(data: dict[str, Any], source: str) -> Record:
             record.fouls.append((_polemica_stage(foul.get("stage", {})), int(player["position"])))
         if player.get("disqual"):
             record.removed.add(int(player["position"]))
+    _extension_votes(record, game)
     return record
 
 
 # ------------------------------------------------------------ mafiaratings
 
+RATINGS_WINNERS = {"civ": "red", "maf": "black", "tie": "draw"}
+RATINGS_NIGHT = ("start", "arrangement", "shooting", "don", "sheriff")
 RATINGS_STAGES = {"speaking": "speech", "voting": "voting", "night kill speaking": "killed",
                   "day kill speaking": "voted", "shooting": "night"}
 
 
 def _ratings_stage(when: dict[str, Any]) -> Stage:
-    kind = RATINGS_STAGES.get(when.get("time", ""), when.get("time", "?"))
+    time = str(when.get("time", "?"))
+    kind = RATINGS_STAGES.get(time, time)
+    speaker = when.get("speaker") if kind == "speech" else None
     # Day r and night r of mafiaratings are our day r+1 and night r+1.
-    return int(when.get("round", 0)) + 1, kind, when.get("speaker") if kind == "speech" else None
+    return int(when.get("round", 0)) + 1, kind, None if speaker is None else int(speaker)
 
 
 def from_mafiaratings(data: dict[str, Any], source: str) -> Record:
@@ -144,10 +178,11 @@ def from_mafiaratings(data: dict[str, Any], source: str) -> Record:
         id=str(data.get("id", "?")),
         roles=roles,
         options={"first_day_vote": "normal"},
-        winner={"civ": "red", "maf": "black"}.get(data.get("winner")),
-        complete=data.get("winner") in ("civ", "maf"),
-        deaths=[],
+        winner=RATINGS_WINNERS.get(data.get("winner", "")),
+        complete=data.get("winner") in RATINGS_WINNERS,
     )
+    deaths: list[tuple[int, str, int]] = []
+    record.deaths = deaths
     votes: dict[int, dict[int, list[int]]] = defaultdict(dict)
     shooting: dict[int, dict[int, int | None]] = defaultdict(dict)
     for seat, player in enumerate(players, start=1):
@@ -170,8 +205,10 @@ def from_mafiaratings(data: dict[str, Any], source: str) -> Record:
             record.fouls.append((_ratings_stage(warning), seat))
         death = player.get("death")
         if death:
-            kind = "night" if death["type"] == "night" else "day"
-            record.deaths.append((seat, kind, int(death["round"]) + 1))
+            at_night = death["type"] == "night" or death.get("time", {}).get("time") in RATINGS_NIGHT
+            deaths.append((seat, "night" if at_night else "day", int(death["round"]) + 1))
+            if death["type"] in ("warnings", "kickOut", "teamKickOut"):
+                record.removed.add(seat)
     for day, by_voter in votes.items():
         rounds = max(len(v) for v in by_voter.values())
         record.tallies[day] = [
@@ -180,6 +217,7 @@ def from_mafiaratings(data: dict[str, Any], source: str) -> Record:
         record.voters[day] = [{s for s, v in by_voter.items() if len(v) > n} for n in range(rounds)]
     record.shots = dict(shooting)
     record.fouls.sort(key=lambda f: f[0][0])
+    _extension_votes(record, data)
     return record
 
 
@@ -394,4 +432,4 @@ def voters_by_day(record: Record) -> dict[int, set[int]]:
     return {day: rounds[0] for day, rounds in record.voters.items() if rounds}
 
 
-__all__ = ["Record", "load_records", "convert", "Conversion", "RecordError", "voters_by_day"]
+__all__ = ["Conversion", "Record", "RecordError", "convert", "load_records", "voters_by_day"]
