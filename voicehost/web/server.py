@@ -52,7 +52,7 @@ class Hub:
                 self.log.append(output)
             elif output.kind == "suggest":
                 self.suggestions.append({"id": len(self.suggestions), "seat": output.data.get("seat"),
-                                         "word": output.text, "suggest": output.data.get("suggest"),
+                                         "word": output.values.get("word"), "suggest": output.data.get("suggest"),
                                          "open": True})
         del self.log[:-200]
         self.loop.call_soon_threadsafe(self._wake.set)
@@ -158,8 +158,12 @@ async def api_table(request: web.Request) -> web.Response:
     return web.json_response(request.app[HUB].table_view())
 
 
-def _error(status: int, message: str) -> web.Response:
-    return web.json_response({"error": " ".join(message.split())}, status=status)
+def _error(status: int, message: str, refusal: str | None = None) -> web.Response:
+    """`error` in English (logs, tests); `refusal`, when known, in the table's language."""
+    body = {"error": " ".join(message.split())}
+    if refusal:
+        body["refusal"] = refusal
+    return web.json_response(body, status=status)
 
 
 async def api_input(request: web.Request) -> web.Response:
@@ -178,7 +182,7 @@ async def api_input(request: web.Request) -> web.Response:
     except InputError as exc:
         return _error(400, str(exc))
     except GameError as exc:
-        return _error(409, str(exc))
+        return _error(409, str(exc), hub.live.game.book.refusal(exc))
     if isinstance(suggestion, int) and 0 <= suggestion < len(hub.suggestions):
         hub.suggestions[suggestion]["open"] = False
     return web.json_response(hub.host_view(session))

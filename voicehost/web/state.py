@@ -6,29 +6,9 @@ import csv
 import io
 from typing import Any
 
-from voicehost.game.model import FloorKind, Output, Phase
+from voicehost.game.model import Output, Phase
 from voicehost.game.protocol import protocol
 from voicehost.live import LiveTable
-
-PHASE = {
-    Phase.SETUP: "Раздача ролей",
-    Phase.MAFIA_MEETING: "Ночь знакомств: договорка",
-    Phase.DON_MEETING: "Ночь знакомств: Дон",
-    Phase.SHERIFF_MEETING: "Ночь знакомств: Шериф",
-    Phase.SPEECH: "Обсуждение",
-    Phase.VOTING: "Голосование",
-    Phase.TALLY: "Подсчёт голосов",
-    Phase.TIE_SPEECH: "Оправдательные речи",
-    Phase.LIFT_VOTE: "Голосование за подъём всех",
-    Phase.LAST_WORD: "Последнее слово",
-    Phase.HUNT: "Ночь: стрельба",
-    Phase.DON_CHECK: "Ночь: проверка Дона",
-    Phase.SHERIFF_CHECK: "Ночь: проверка Шерифа",
-    Phase.CANDIDATES: "Кандидаты",
-    Phase.NIGHT_ACTION: "Ночь: ходы ролей",
-    Phase.GAME_OVER: "Игра окончена",
-}
-FLOOR = {FloorKind.SPEECH: "речь", FloorKind.TIE: "оправдание", FloorKind.LAST_WORD: "последнее слово"}
 
 
 def _floor(live: LiveTable) -> dict[str, Any] | None:
@@ -36,7 +16,7 @@ def _floor(live: LiveTable) -> dict[str, Any] | None:
     if floor is None:
         return None
     now = game.paused_at if game.paused_at is not None else live.game_now()
-    return {"seat": floor.seat, "kind": FLOOR[floor.kind], "limit": round(floor.end - floor.start),
+    return {"seat": floor.seat, "kind": game.book.floor[floor.kind.value], "limit": round(floor.end - floor.start),
             "remaining": max(0, round(floor.end - now, 1))}
 
 
@@ -61,9 +41,9 @@ def _public_day(live: LiveTable) -> dict[str, Any]:
 
 def table_state(live: LiveTable) -> dict[str, Any]:
     game = live.game
-    label = "Ночь" if game.phase.is_night else PHASE[game.phase]
+    label = game.book.phase_label("night" if game.phase.is_night else game.phase.value)
     if game.phase is Phase.GAME_OVER:
-        label = "Стоп игра"
+        label = game.book.phase_label("stopped")
     return {"phase": label, **_public_day(live)}
 
 
@@ -79,7 +59,7 @@ def host_state(live: LiveTable, *, reveal_roles: bool, csrf: str, log: list[Outp
         seats.append(item)
     return {
         **_public_day(live),
-        "phase": PHASE[game.phase],
+        "phase": game.book.phase_label(game.phase.value),
         "phase_id": game.phase.value,
         "where": game.where(),
         "waiting_for": game.waiting_for(),
@@ -99,7 +79,7 @@ def host_state(live: LiveTable, *, reveal_roles: bool, csrf: str, log: list[Outp
         "best_player": game.best_player,
         "worst_player": game.worst_player,
         "points": {str(k): v for k, v in game.points().items()} if game.phase is Phase.GAME_OVER else {},
-        "log": [{"t": round(o.t), "text": o.text, "private": o.private} for o in log[-40:]],
+        "log": [{"t": round(o.t), "text": game.book.render(o), "private": o.private} for o in log[-40:]],
         "suggestions": suggestions,
         "reveal_roles": reveal_roles,
         "csrf": csrf,
