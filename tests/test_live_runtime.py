@@ -284,6 +284,8 @@ def test_during_an_undo_host_inputs_wait_and_words_are_kept(monkeypatch):
         await async_wait_for(lambda: live.undoing)
         with pytest.raises(GameError, match="Подождите: идёт отмена"):
             live.apply_json({"type": "foul", "seat": 5})
+        with pytest.raises(GameError, match="Подождите: идёт отмена"):
+            live.undo()  # the page's undo, while the terminal's is still rebuilding
         start = live.game.now
         live.hear([Word("спасибо", start + 0.5, start + 0.9)])  # the speaker goes on meanwhile
         slow.set()

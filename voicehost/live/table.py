@@ -264,6 +264,8 @@ class LiveTable:
 
     def _undo_plan(self) -> tuple[list[Entry], dict[str, Any]]:
         self._check_open()
+        if self.undoing:  # one undo at a time: two would take back the same input twice
+            raise self._refusal(GameError, "undo_busy")
         index = last_host_input(self.entries)
         if index is None:
             raise self._refusal(GameError, "nothing_to_undo")
