@@ -47,16 +47,18 @@ GAME = ["/roles d4 m2 m7 s6", "<80>", "выставляю седьмого сп�
 
 class FakeVoice:
     """A stand-in voice (named as a fake): half a second of silence per announcement;
-    `broken` texts raise what a buggy synthesizer would."""
+    `broken` texts raise what a buggy synthesizer would, `garbled` ones yield no audio."""
 
     name = "fake"
 
-    def __init__(self, broken: tuple[str, ...] = ()) -> None:
-        self.broken = broken
+    def __init__(self, broken: tuple[str, ...] = (), garbled: tuple[str, ...] = ()) -> None:
+        self.broken, self.garbled = broken, garbled
 
     def synthesize(self, text):
         if text in self.broken:
             raise RuntimeError("synthesizer bug")
+        if text in self.garbled:
+            yield None
         yield Clip(b"\0\0" * 8000, 16000)
 
 
@@ -162,12 +164,12 @@ def test_own_voice_is_an_echo_with_the_default_listen_lag():
 
 def test_speaker_survives_a_voice_that_crashes():
     sink = ListSink()
-    speaker = supervised_speaker(FakeVoice(broken=("Десять секунд",)), sink, None, AudioClock())
+    speaker = supervised_speaker(FakeVoice(broken=("Десять секунд",), garbled=("Время",)), sink, None, AudioClock())
     for text in ("Слово игроку номер 1", "Десять секунд", "Время", "Слово игроку номер 2"):
         speaker.say(text)
     assert speaker.wait(10)
     speaker.close()
-    assert [s.text for s in speaker.spoken] == ["Слово игроку номер 1", "Время", "Слово игроку номер 2"]
+    assert [s.text for s in speaker.spoken] == ["Слово игроку номер 1", "Слово игроку номер 2"]
 
 
 class BrokenSink(ListSink):

@@ -26,7 +26,10 @@ class SupervisedVoice:
 
     def synthesize(self, text: str) -> Iterator[Clip]:
         try:
-            yield from self.voice.synthesize(text)
+            for clip in self.voice.synthesize(text):
+                if not isinstance(clip, Clip):  # the speaker would trip over it on its own thread
+                    raise VoiceError(f"the voice {self.name} gave {type(clip).__name__}, not audio")
+                yield clip
         except VoicehostError:
             raise
         except Exception as exc:
