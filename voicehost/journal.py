@@ -244,6 +244,8 @@ class Journal:
                 if rules is None:
                     raise ValueError("a new journal needs the rules")
                 self._write({"journal": VERSION, "ruleset": rules.name, "rules": rules.to_json()})
+                if fsync:
+                    self._sync_folder()
         except BaseException:
             self.close()
             raise
@@ -269,6 +271,19 @@ class Journal:
                                         f"{exc.strerror or exc}") from None
             self.cut = scan.torn
         os.lseek(self._fd, 0, os.SEEK_END)
+
+    def _sync_folder(self) -> None:
+        """A new file's name is on disk only once its folder is synced."""
+        try:
+            folder = os.open(self.path.parent if str(self.path.parent) else ".", os.O_RDONLY)
+        except OSError:
+            return
+        try:
+            os.fsync(folder)
+        except OSError:
+            pass   # some file systems cannot sync a folder; the file itself is synced
+        finally:
+            os.close(folder)
 
     def write_entry(self, t: float, event: dict[str, Any]) -> None:
         """An input applied at time t ({"type": "tick"}: the clock, where a timer fired)."""
