@@ -143,13 +143,13 @@ def scan_bytes(path: Path, data: bytes) -> Scan:
         item = parsed[index]
         if item is None:
             raise JournalError(f"{path}:{number}: not a journal entry (damaged line)")
-        entry, body, digest = item
+        entry, hashed, digest = item
         if number == 1 and entry.get("journal") != VERSION:
             found = entry.get("journal")
             what = f"version {found}; this voicehost reads version {VERSION}" if isinstance(found, int) \
                 else f"version {VERSION}"
             raise JournalError(f"{path}:1: not a voicehost journal ({what})")
-        if digest is None or digest != entry_hash(previous, body):
+        if digest is None or digest != entry_hash(previous, hashed):
             raise JournalError(f"{path}:{number}: the journal was changed here (its check does not match); "
                                f"it would replay a different game")
         previous = digest
