@@ -10,7 +10,7 @@ from tests.conftest import GAMES, ROLES, Play
 from voicehost.cli import main
 from voicehost.errors import GameError, InputError, VoicehostError
 from voicehost.game.events import parse_event
-from voicehost.journal import Journal, Table, replay
+from voicehost.journal import Journal, replay
 from voicehost.phrases.grammar import load_grammar
 from voicehost.phrases.words import words_from_text
 from voicehost.rules import rules_for
@@ -113,11 +113,9 @@ def test_city_best_player_past_the_table_is_refused_also_on_replay(tmp_path):
     with pytest.raises(GameError, match="seat 11 is not at this table") as refused:
         game.handle(parse_event({"type": "best_player", "seat": 11}, game.max_seat), game.now)
     assert refused.value.key == "not_at_table"
-    # A journal that holds one (written before this check; a hand edit fails the
-    # journal's line checks first) replays to a refusal.
+    # A journal that holds one (written before this check, with a valid chain) replays to a refusal.
     path = tmp_path / "j.jsonl"
     journal = Journal(path, rules_for("city"))
-    Table(game, journal)
     journal.write_entry(0.0, {"type": "setup", "roles": {str(s): r.value for s, r in game.roles.items()}})
     journal.write_entry(1.0, {"type": "best_player", "seat": 11})
     journal.close()

@@ -67,15 +67,18 @@ class Phrasebook:
         if "explain" in values:
             rest = {k: v for k, v in values.items() if k != "explain"}
             return self.explanation(values["explain"], **rest)
-        if values.get("phrase"):
-            return str(values["phrase"]).format(seat=values.get("seat"))
+        if output.key == "accepted":
+            return self.confirmation(values["seat"], values.get("phrase", ""))
         return self.text(output.key, **values)
+
+    def confirmation(self, seat: int, phrase: str = "") -> str:
+        """An accepted nomination confirmed: the club's own phrase, or the phrasebook's."""
+        return phrase.format(seat=seat) if phrase else self.text("accepted", seat=seat)
 
     def verdict(self, event: Nomination, rules: RuleOptions) -> str:
         """Training mode's answer to a nomination: the confirmation, or why not."""
         if event.accepted:
-            return rules.confirmation.format(seat=event.target) or self.text("accepted",
-                                                                            seat=event.target)
+            return self.confirmation(event.target, rules.confirmation)
         key, values = verdict_values(event, rules)
         return self.explanation(key, **values)
 

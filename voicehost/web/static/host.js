@@ -16,7 +16,7 @@ async function post(path, body) {
     });
     const data = await response.json();
     if (!response.ok) {
-      $("error").textContent = data.refusal || data.error || "Не принято";
+      $("error").textContent = data.error || "Не принято";
       return null;
     }
     render(data.state || data);
