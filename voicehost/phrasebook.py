@@ -6,7 +6,6 @@ the table's words at the edge: the speaker, the terminal, the page."""
 from __future__ import annotations
 
 import string
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from voicehost.errors import DataError, GameError
 from voicehost.paths import GRAMMARS
+from voicehost.tomlio import read_inherited
 
 if TYPE_CHECKING:
     from voicehost.game.model import Output
@@ -109,15 +109,10 @@ def _check(section: dict[str, Any], where: str) -> dict[str, str]:
 def load_phrasebook(name: str = "phrasebook.ru", folder: Path = GRAMMARS) -> Phrasebook:
     """A phrasebook; one that `inherit`s takes its parent's sentences and overrides some."""
     path = folder / f"{name}.toml"
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise DataError(f"no phrasebook '{name}' ({path})") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError(f"{path}: {exc}") from exc
-    sections = {section: _check(data.get(section, {}), str(path)) for section in SECTIONS}
-    parent = data.get("inherit")
-    if parent:
-        base = load_phrasebook(parent, folder)
-        sections = {section: {**getattr(base, section), **own} for section, own in sections.items()}
+    data = read_inherited(name, lambda n: folder / f"{n}.toml", "phrasebook", DataError)
+    sections = {}
+    for section in SECTIONS:
+        if not isinstance(data.get(section, {}), dict):
+            raise DataError(f"{path}: [{section}] must be a table")
+        sections[section] = _check(data.get(section, {}), str(path))
     return Phrasebook(**sections)
