@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -30,6 +31,27 @@ def new_game(ruleset: str = "4mafia", **overrides) -> Moderator:
     game = Moderator(rules_for(ruleset, overrides or None))
     game.handle(parse_event({"type": "setup", "roles": ROLES}), 0.0)
     return game
+
+
+def run_clock_until(game: Callable[[], Moderator], advance: Callable[[float], object], phase,
+                    limit: int = 1000) -> None:
+    """Let the clock run to each next deadline until the game reaches `phase`;
+    fails (instead of spinning) when the game waits for an input or loops."""
+    for _ in range(limit):
+        if game().phase is phase:
+            return
+        deadline = game().next_deadline()
+        assert deadline is not None, f"the game waits for {game().waiting_for()} in {game().where()}, not for {phase}"
+        advance(deadline)
+    raise AssertionError(f"{phase} not reached in {limit} deadlines; the game stands at {game().where()}")
+
+
+def until(live, phase) -> None:
+    """A live table's clock runs on until the game reaches `phase`."""
+    def advance(t: float) -> None:
+        live.clock.skip_to(t + live.lag)
+        live.tick()
+    run_clock_until(lambda: live.game, advance, phase)
 
 
 def realgames_dir() -> Path:
@@ -89,8 +111,7 @@ class Play:
         return self.speech(seat, f"{grammar.trigger} {target} {sorted(grammar.thanks)[0]}")
 
     def until(self, phase) -> "Play":
-        while self.game.phase is not phase:
-            self.sim.outputs += self.sim.table.advance(self.game.next_deadline())
+        run_clock_until(lambda: self.game, lambda t: self.sim.outputs.extend(self.sim.table.advance(t)), phase)
         return self
 
     def votes(self, counts: dict[int, int]) -> "Play":

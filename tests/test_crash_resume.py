@@ -92,7 +92,7 @@ def play(tmp: Path, name: str, kills: set[int], rng: random.Random) -> dict:
             time.sleep(rng.uniform(0.0, 0.08))  # anywhere in the ticker's work
             table.kill()
             table = Table(journal, protocol, resume=True, home=tmp)
-            assert any(line.startswith("resumed ") for line in table.output)
+            assert any(line.startswith("Игра продолжена по журналу ") for line in table.output)
     table.quit()
     return json.loads(protocol.read_text("utf-8"))
 

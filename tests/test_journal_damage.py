@@ -409,7 +409,7 @@ def test_run_resumes_a_torn_journal_twice(tmp_path, capsys):
         done = subprocess.run([sys.executable, "-m", "voicehost", "run", "--text", "--mute", "--resume", str(path)],
                               input="/quit\n", capture_output=True, text=True, timeout=120, env=env)
         assert done.returncode == 0, done.stderr
-        assert "Traceback" not in done.stderr and f"resumed {path}" in done.stdout
+        assert "Traceback" not in done.stderr and f"Игра продолжена по журналу {path}" in done.stdout
         game = replay(path)[0]
         assert snapshot(game)["protocol"] == expected["protocol"]
     assert path.read_bytes().startswith(whole) and path.read_bytes().endswith(b"\n")

@@ -14,7 +14,7 @@ from voicehost.journal import Journal, replay
 from voicehost.phrases.grammar import load_grammar
 from voicehost.phrases.words import words_from_text
 from voicehost.rules import rules_for
-from voicehost.typed import parse_command
+from voicehost.live.commands import parse_command
 
 SETUP = json.dumps({"type": "setup", "roles": ROLES})
 HUGE = "1" * 5000

@@ -9,7 +9,7 @@ from tests.realparts import KO_MODEL, KO_TEXT, espeak_wav, ko_model
 from voicehost.asr import AsrError, VoskRecognizer, WordCommitter, grammar_phrases, load_model, model_problem
 from voicehost.audio import RATE, Clip, read_wav
 from voicehost.phrases.grammar import load_grammar
-from voicehost.session import chunks_of
+from voicehost.live.listening import chunks_of
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import re
 
 from aiohttp.test_utils import TestClient, TestServer
 
-from tests.conftest import ROLES
+from tests.conftest import ROLES, until
 from voicehost.game.model import Phase
 from voicehost.game.moderator import Moderator
 from voicehost.journal import Table
@@ -60,12 +60,6 @@ def post(client, path: str, body, csrf: str | None = None, origin: str | None = 
     if csrf is not None:
         headers["X-CSRF-Token"] = csrf
     return client.post(path, json=body, headers=headers)
-
-
-def until(live: LiveTable, phase: Phase) -> None:
-    while live.game.phase is not phase:
-        live.clock.skip_to(live.game.next_deadline())
-        live.tick()
 
 
 def run(coro):

@@ -128,7 +128,7 @@ def _speech_audio(language: str, seconds: float):
 
 def _rtf(model, clip) -> float:
     from voicehost.asr import VoskRecognizer
-    from voicehost.session import chunks_of
+    from voicehost.live.listening import chunks_of
 
     recognizer = VoskRecognizer(model)
     start = time.perf_counter()
@@ -146,7 +146,7 @@ def _word_lag(model, clip) -> list[float]:
     from voicehost.game.moderator import Moderator
     from voicehost.journal import Table
     from voicehost.live import GameClock, LiveTable
-    from voicehost.session import chunks_of
+    from voicehost.live.listening import chunks_of
 
     recognizer = VoskRecognizer(model)
     game = Moderator(rules_for("4mafia", {"mafia_meet_seconds": 0.001, "don_seconds": 0.001,

@@ -117,6 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--serve", action="store_true", help="serve the companion page")
     run.add_argument("--lan", action="store_true", help="serve the page on the LAN address")
     run.add_argument("--port", type=_port, default=None, help="the page's port (default 8765)")
+    run.add_argument("--show-private", action="store_true",
+                     help="print the host's private answers here even while the page serves them")
     _rules_args(run)
 
     train = sub.add_parser("train", help="practise the nomination phrase")
@@ -413,24 +415,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     _input_file(args.resume, "--resume")
     for flag in ("journal", "record", "protocol"):
         _output_file(getattr(args, flag), f"--{flag}")
-    from voicehost import runner
+    from voicehost.live import session
 
-    return runner.run(args)
+    return session.run(args)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     _input_file(args.script, "--script")
     _output_file(args.journal, "--journal")
     _need_extra("web", ("aiohttp", "qrcode"), "the companion page")
-    from voicehost import runner
+    from voicehost.live import session
 
-    return runner.serve(args)
+    return session.serve(args)
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from voicehost import runner
+    from voicehost.live import session
 
-    return runner.train(args)
+    return session.train(args)
 
 
 def cmd_devices(args: argparse.Namespace) -> int:

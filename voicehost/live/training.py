@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import logging
-from typing import Iterable, TextIO
+from collections.abc import Iterable
+from typing import TextIO
 
+from voicehost.asr import Recognizer
 from voicehost.audio import Source, SpeakerSink
 from voicehost.config import Config
 from voicehost.errors import VoicehostError
+from voicehost.game.moderator import new_game
+from voicehost.live.commands import no_such_player, seat_past_table
+from voicehost.live.texts import live_texts
 from voicehost.phrasebook import load_phrasebook
 from voicehost.phrases.grammar import load_grammar
 from voicehost.phrases.listener import Nomination, SpeechListener, StaticContext
@@ -24,13 +29,15 @@ class Trainer:
         self.out = out
         self.grammar = load_grammar(rules.grammar)
         self.book = load_phrasebook(rules.phrasebook)
+        self.texts = live_texts(rules.phrasebook)
+        self.size = new_game(rules).max_seat  # 10, or up to 11 at a city table
         self.speaker: Speaker | None = None
         if not mute:
             try:
                 voice = open_voice(config.path(config.tts.voice), config.tts.espeak_voice or rules.language)
                 sink = SpeakerSink(config.audio.table_device or None)
             except VoicehostError as exc:
-                out.write(f"({exc}; verdicts are printed only)\n")
+                out.write(self.texts.text("train_no_voice", why=exc) + "\n")
             else:
                 self.speaker = Speaker(voice, sink, None, lambda: 0.0, tail=0.0)
 
@@ -43,9 +50,14 @@ class Trainer:
         return self.book.verdict(event, self.rules)
 
     def judge(self, words: Iterable[Word]) -> list[str]:
-        """Every verdict a phrase earns, in order (one per number reached)."""
+        """Every verdict a phrase earns, in order (one per number reached); a
+        number that is no seat at the table ("выставляю 15") is told so."""
+        words = list(words)
         listener = self.listener()
         verdicts = []
+        past = seat_past_table(words, self.grammar, self.texts, self.size)
+        if past is not None:
+            verdicts.append(no_such_player(past, self.texts))
         for word in words:
             for event in listener.hear(word):
                 if isinstance(event, Nomination):
@@ -60,8 +72,7 @@ class Trainer:
             self.speaker.say(text)
 
     def typed(self, stdin: TextIO) -> None:
-        self.out.write("Тренировка: наберите фразу («выставляю <12> седьмого»: <N> — N секунд тишины); "
-                       "пустая строка — выход\n")
+        self.out.write(self.texts.text("train_typed") + "\n")
         for line in stdin:
             if not line.strip():
                 break
@@ -69,10 +80,10 @@ class Trainer:
                 for verdict in self.judge(words_from_text(line)):
                     self.tell(verdict)
             except VoicehostError as exc:
-                self.out.write(f"! {exc}\n")
+                self.out.write(f"! {' '.join(str(exc).split())}\n")
 
-    def microphone(self, recognizer, source: Source) -> None:
-        self.out.write("Тренировка: говорите фразу выдвижения; Ctrl+C — выход\n")
+    def microphone(self, recognizer: Recognizer, source: Source) -> None:
+        self.out.write(self.texts.text("train_microphone") + "\n")
         listener = self.listener()
         try:
             for chunk in source.chunks():

@@ -1,0 +1,156 @@
+"""The host's typed commands: `/votes 7=4 3=2` and the like, read into the
+events the moderator takes. Every refusal is one line in the table's
+language (the `[live]` block of the phrasebook)."""
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+from voicehost.errors import InputError
+from voicehost.game.events import NULLABLE
+from voicehost.game.model import ROLE_COUNTS
+from voicehost.live.texts import LiveTexts, live_texts
+from voicehost.phrases.grammar import Grammar, Kind
+from voicehost.phrases.words import Word
+
+SEAT_COMMANDS = {"/shot": "shot", "/don": "don_check", "/sheriff": "sheriff_check", "/foul": "foul",
+                 "/unfoul": "unfoul", "/dq": "disqualify", "/leave": "leave_table",
+                 "/bestplayer": "best_player", "/worst": "worst_player",
+                 # the city variant's night
+                 "/heal": "heal", "/visit": "visit", "/check": "commissar_check", "/maniac": "maniac_kill"}
+REPL_WORDS = ("/state", "/help", "/quit", "/undo")
+NOBODY = ("-", "0", "miss", "промах", "никого", "ніхто")
+ROLE_LETTERS = {"d": "don", "m": "mafia", "s": "sheriff", "c": "citizen"}
+_DIGITS = re.compile(r"[0-9]{1,3}")  # ASCII digits only, never "²" or "٣"
+
+
+def _russian() -> LiveTexts:
+    return live_texts("phrasebook.ru")
+
+
+def shown(text: str, limit: int = 20) -> str:
+    """A typed token as a refusal quotes it: never a screenful."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def number(text: str) -> int | None:
+    return int(text) if _DIGITS.fullmatch(text) else None
+
+
+def parse_roles(spec: str, texts: LiveTexts | None = None) -> dict[str, str]:
+    """`d4 m2 m7 s6`: the don, the mafia and the sheriff, the rest citizens; or
+    ROLE=SEAT pairs for any game, with players=N for a city table of 8–11:
+    `players=9 mafia=2 commissar=6 doctor=5`."""
+    texts = texts or _russian()
+    count = 10
+    named: list[tuple[str, str]] = []
+    for token in spec.replace(",", " ").split():
+        pair = re.fullmatch(r"([a-z_]+)=([0-9]{1,2})", token.lower())
+        short = re.fullmatch(r"([dmsc])([0-9]{1,2})", token.lower())
+        if pair and pair.group(1) == "players":
+            count = int(pair.group(2))
+        elif pair:
+            named.append((str(int(pair.group(2))), pair.group(1)))
+        elif short:
+            named.append((str(int(short.group(2))), ROLE_LETTERS[short.group(1)]))
+        else:
+            raise InputError(texts.text("roles_bad_token", word=shown(token)))
+    roles = {str(seat): "citizen" for seat in range(1, count + 1)}
+    seen: set[str] = set()
+    for seat, role in named:
+        if seat not in roles:
+            raise InputError(texts.text("roles_off_table", seat=seat, count=count))
+        if seat in seen:
+            raise InputError(texts.text("roles_twice", seat=seat))
+        seen.add(seat)
+        roles[seat] = role
+    return roles
+
+
+def random_roles(rng: random.Random | None = None) -> dict[str, str]:
+    pool = [role.value for role, count in ROLE_COUNTS.items() for _ in range(count)]
+    (rng or random.SystemRandom()).shuffle(pool)
+    return {str(seat): role for seat, role in zip(range(1, 11), pool, strict=True)}
+
+
+def _seats(command: str, args: list[str], texts: LiveTexts) -> list[int]:
+    seats = []
+    for arg in args:
+        seat = number(arg)
+        if seat is None:
+            raise InputError(texts.text("seats_bad", command=command, word=shown(arg)))
+        seats.append(seat)
+    return seats
+
+
+def parse_command(line: str, texts: LiveTexts | None = None) -> dict[str, Any] | str:
+    """A host command as an event, or a word for the terminal itself (state, help, quit, undo, deal)."""
+    texts = texts or _russian()
+    head, *args = line.split()
+    head = head.lower()
+    if head in REPL_WORDS or head == "/deal":
+        return head[1:]
+    if head in ("/pause", "/resume", "/next"):
+        return {"type": head[1:]}
+    if head == "/names":  # the players' names, for the rating platforms' records
+        from voicehost.export.names import names_event
+
+        try:
+            return names_event(line.strip()[len("/names"):])
+        except InputError:
+            raise InputError(texts.text("names_bad")) from None
+    if head == "/roles":
+        return {"type": "setup", "roles": parse_roles(" ".join(args), texts)}
+    if head == "/votes":
+        counts = {}
+        for arg in args:
+            seat, sep, count = arg.replace(":", "=").partition("=")
+            if not sep or number(seat) is None or number(count) is None:
+                raise InputError(texts.text("votes_bad", word=shown(arg)))
+            counts[str(number(seat))] = number(count)
+        return {"type": "votes", "counts": counts}
+    if head == "/lift":
+        if len(args) != 1 or number(args[0]) is None:
+            raise InputError(texts.text("lift_bad"))
+        return {"type": "lift_votes", "count": number(args[0])}
+    if head == "/candidates":
+        return {"type": "candidates", "seats": _seats(head, args, texts)}
+    if head == "/best":
+        return {"type": "best_move", "seats": _seats(head, args, texts)}
+    if head in SEAT_COMMANDS:
+        if len(args) != 1:
+            raise InputError(texts.text("seat_count_bad", command=head))
+        if SEAT_COMMANDS[head] in NULLABLE and args[0].lower() in NOBODY:
+            return {"type": SEAT_COMMANDS[head], "seat": None}
+        return {"type": SEAT_COMMANDS[head], "seat": _seats(head, args, texts)[0]}
+    raise InputError(texts.text("unknown_command", command=shown(head)))
+
+
+def seat_past_table(words: list[Word], grammar: Grammar, texts: LiveTexts, size: int) -> str | None:
+    """The number a nomination names that is no seat at this table ("15",
+    "одиннадцатого"), as it was said; None when there is none."""
+    armed = False
+    for word in words:
+        text = word.word.lower()
+        kind = grammar.kind(text)
+        if kind is Kind.TRIGGER:
+            armed = True
+            continue
+        if not armed:
+            continue
+        digits = number(text) if text.isdigit() else None
+        said = grammar.number(text) if kind is Kind.NUMBER else None
+        if text.isdigit() and (digits is None or not 1 <= digits <= size):
+            return text
+        if said == 0 or (said and said > size) or any(text.startswith(stem) for stem in texts.beyond_table):
+            return text
+        if said:
+            armed = False
+    return None
+
+
+def no_such_player(said: str, texts: LiveTexts) -> str:
+    if said.isdigit():
+        return texts.text("no_such_player", seat=shown(said))
+    return texts.text("no_such_player_word", word=shown(said))

@@ -1,0 +1,52 @@
+"""The game's end: its protocol, as JSON and as CSV, written whole or not at
+all (a temp file renamed into place), beside the journal by default."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from voicehost.errors import VoicehostError
+from voicehost.game.protocol import protocol_text
+
+
+class ProtocolWriteError(VoicehostError):
+    """The protocol could not be written where it was asked for."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        self.path, self.why = path, why
+        super().__init__(f"cannot write {path}: {why}")
+
+
+def protocol_paths(journal: Path) -> tuple[Path, Path]:
+    """`game-….jsonl` -> `game-….protocol.json`, `game-….protocol.csv`."""
+    stem = journal.name[:-len(journal.suffix)] if journal.suffix else journal.name
+    return journal.with_name(f"{stem}.protocol.json"), journal.with_name(f"{stem}.protocol.csv")
+
+
+def write_atomic(path: Path, text: str) -> None:
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError as exc:
+        raise ProtocolWriteError(path, exc.strerror or str(exc)) from None
+
+
+def write_protocol(live: Any, target: Path) -> tuple[Path, Path]:
+    """The protocol of `live.game` to `target` (JSON) and the same name with .csv."""
+    from voicehost.web.state import protocol_csv  # the page's CSV: one writer for both
+
+    csv_path = target.with_suffix(".csv")
+    write_atomic(target, protocol_text(live.game))
+    write_atomic(csv_path, protocol_csv(live))
+    return target, csv_path

@@ -1,0 +1,112 @@
+"""Audio in: the microphone thread that posts recognized words to the
+table's loop, a recorded game played through the same table, and the host
+inputs that go with a recording."""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TextIO
+
+from voicehost.asr import AsrError, Recognizer, VoskRecognizer, grammar_phrases, load_model, model_problem
+from voicehost.audio import Clip, Source
+from voicehost.config import Config
+from voicehost.errors import InputError, VoicehostError
+from voicehost.game.events import Event, parse_event
+from voicehost.live.clock import AudioClock, GameClock
+from voicehost.live.table import LiveTable
+from voicehost.live.texts import live_texts
+from voicehost.rules import RuleOptions
+
+log = logging.getLogger(__name__)
+
+
+class HostScript:
+    """Host inputs for a recorded game (tallies, shots, fouls), each applied
+    as soon as the game reaches a point where it fits, as in simulate."""
+
+    def __init__(self, path: Path | None, size: int) -> None:
+        self.events: list[Event] = []
+        if path is not None:
+            for number, line in enumerate(path.read_text("utf-8").split("\n"), 1):
+                if line.strip():
+                    try:
+                        self.events.append(parse_event(json.loads(line), size))
+                    except (json.JSONDecodeError, RecursionError, VoicehostError) as exc:
+                        raise InputError(f"{path}:{number}: {exc}") from None
+
+    def feed(self, live: LiveTable) -> None:
+        while self.events and live.game.fits(self.events[0]):
+            live.apply(self.events.pop(0))
+
+
+def listen(live: LiveTable, source: Source, recognizer: Recognizer, clock: GameClock,
+           stop: threading.Event) -> None:
+    """The microphone thread: audio -> recognizer -> words, posted to the
+    table's loop. A word's game time is its wall-clock time less the listening
+    lag, the clock the speaker times its playback on (the echo guard)."""
+    started = time.monotonic()
+    try:
+        for chunk in source.chunks():
+            if stop.is_set():
+                break
+            words = recognizer.accept(chunk)
+            if words:  # the deal restarts the clock: the offset is read afresh
+                offset = clock.at(started) - live.lag
+                live.post_words([w.shifted(offset) for w in words])
+        words = recognizer.finish()
+        if words:
+            live.post_words([w.shifted(clock.at(started) - live.lag) for w in words])
+    except VoicehostError as exc:
+        log.error("the microphone stopped: %s", exc)
+    except RuntimeError as exc:  # the loop closed under us at the end
+        log.debug("microphone: %s", exc)
+
+
+async def play_recording(live: LiveTable, source: Source, recognizer: Recognizer, host: HostScript,
+                         clock: AudioClock) -> None:
+    """A recorded game: the audio drives the clock, faster than real time; the
+    recognizer runs off the loop, the table is changed on it."""
+    loop = asyncio.get_running_loop()
+    offset = live.game_now()
+    host.feed(live)
+    for chunk in source.chunks():
+        words = await loop.run_in_executor(None, recognizer.accept, chunk)
+        clock.skip_to(offset + recognizer.audio_time)
+        live.hear(w.shifted(offset) for w in words)
+        live.tick()
+        host.feed(live)
+        if live.over or live.failure is not None:
+            break
+    live.hear(w.shifted(offset) for w in await loop.run_in_executor(None, recognizer.finish))
+    live.tick()
+
+
+def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecognizer:
+    model_dir = config.path(config.asr.model)
+    problem = model_problem(model_dir)
+    if problem:
+        raise AsrError(f"{problem}: get it with `voicehost models download`, or play from the keyboard "
+                       f"with `voicehost run --text`")
+    model = load_model(model_dir, low_latency_cache=config.path("models/.low-latency")
+                       if config.asr.low_latency else None)
+    from voicehost.phrases.grammar import load_grammar
+
+    phrases = grammar_phrases(load_grammar(rules.grammar))
+    recognizer = VoskRecognizer(model, phrases=phrases if config.asr.mode == "grammar" else None,
+                                stable_seconds=config.asr.stable_ms / 1000)
+    missing = recognizer.missing(phrases)
+    if missing:
+        words = ", ".join(missing[:12]) + (" …" if len(missing) > 12 else "")
+        out.write(live_texts(rules.phrasebook).text("model_missing_words", count=len(missing), words=words) + "\n")
+    return recognizer
+
+
+def chunks_of(clip: Clip, seconds: float = 0.1) -> Iterator[bytes]:
+    step = int(clip.rate * seconds) * 2
+    for i in range(0, len(clip.pcm), step):
+        yield clip.pcm[i:i + step]

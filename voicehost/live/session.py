@@ -1,0 +1,334 @@
+"""`voicehost run`, `serve` and `train`: the parts of a live game built from
+the settings, and one asyncio loop that owns the table, with one ticker, the
+terminal, the page and the microphone thread around it."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from voicehost.asr import model_problem
+from voicehost.audio import AudioError, Sink, SpeakerSink, WavFileSink
+from voicehost.config import Config, default_config_path, load_config
+from voicehost.game.model import Phase
+from voicehost.live.clock import AudioClock, Clock, GameClock
+from voicehost.live.commands import parse_roles
+from voicehost.live.speaking import prerender, supervised_speaker
+from voicehost.live.table import LiveTable, open_table
+from voicehost.live.terminal import Terminal, status
+from voicehost.live.texts import live_texts
+from voicehost.rules import RuleOptions, parse_set
+from voicehost.tts import Voice, VoiceError, open_voice
+
+log = logging.getLogger(__name__)
+TICK_SECONDS = 0.05
+
+
+@dataclass
+class RunOptions:
+    text: bool = False
+    audio_file: Path | None = None
+    host_script: Path | None = None
+    journal: Path | None = None
+    resume: Path | None = None
+    record: Path | None = None
+    protocol: Path | None = None
+    roles: str | None = None
+    mute: bool = False
+    serve: bool = False
+    lan: bool = False
+    port: int | None = None
+    show_private: bool = False
+    out: TextIO = field(default=sys.stdout)
+
+    @property
+    def page(self) -> bool:
+        return self.serve or self.lan
+
+
+def settings(args: argparse.Namespace) -> tuple[Config, RuleOptions]:
+    config = load_config(args.config or default_config_path())
+    return config, config.rules(args.ruleset, parse_set(args.overrides))
+
+
+def options_from(args: argparse.Namespace, out: TextIO) -> RunOptions:
+    return RunOptions(text=args.text, audio_file=args.audio_file, host_script=args.host_script,
+                      journal=args.journal, resume=args.resume, record=args.record,
+                      protocol=args.protocol, roles=args.roles, mute=args.mute, serve=args.serve,
+                      lan=args.lan, port=args.port, show_private=getattr(args, "show_private", False),
+                      out=out)
+
+
+# ------------------------------------------------------------------ parts
+
+
+def _voice(config: Config, rules: RuleOptions, mute: bool) -> Voice | None:
+    if mute:
+        return None
+    try:
+        return open_voice(config.path(config.tts.voice), config.tts.espeak_voice or rules.language)
+    except VoiceError as exc:
+        log.warning("%s: announcements are printed only", exc)
+        return None
+
+
+def _sinks(config: Config, options: RunOptions) -> tuple[Sink | None, Sink | None]:
+    """The table speaker and the earpiece; without a speaker the game goes on in print."""
+    if options.record:
+        return WavFileSink(options.record), None
+    if options.mute:
+        return None, None
+    try:
+        table = SpeakerSink(config.audio.table_device or None)
+    except AudioError as exc:
+        log.warning("%s; announcements are printed only", exc)
+        return None, None
+    earpiece = SpeakerSink(config.audio.earpiece_device) if config.audio.earpiece_device else None
+    return table, earpiece
+
+
+def build(config: Config, rules: RuleOptions, options: RunOptions, clock: Clock, *,
+          lag: float = 0.0) -> tuple[LiveTable, bool]:
+    """The live table for these settings; True when it goes on from a journal."""
+    table_sink, earpiece = _sinks(config, options)
+    voice = _voice(config, rules, table_sink is None)
+    journal = options.resume or options.journal or (
+        config.path(config.journal_dir) / time.strftime("game-%Y%m%d-%H%M%S.jsonl"))
+    game, writer, entries, _ = open_table(rules, journal, resume=options.resume is not None)
+    if options.resume:
+        clock.skip_to(game.now + lag)
+    speaker = None
+    if voice is not None and table_sink is not None:
+        speaker = supervised_speaker(voice, table_sink, earpiece, clock, lag=lag, tail=config.tts.echo_tail,
+                                     realtime=isinstance(clock, GameClock))
+        prerender(speaker, game, config.path("models/.phrase-cache"))
+    live = LiveTable(game, clock, speaker, journal=writer, entries=entries, lag=lag)
+    return live, options.resume is not None
+
+
+def _deal_from_options(live: LiveTable, options: RunOptions) -> None:
+    if options.roles and live.game.phase is Phase.SETUP:
+        live.apply_json({"type": "setup", "roles": parse_roles(options.roles, live.texts)})
+
+
+def summary(live: LiveTable) -> str:
+    result = live.game.result_text() or live.texts.text("not_over")
+    parts = [result, status(live)[2:]]
+    if live.journal is not None and live.journal.started:
+        parts.append(live.texts.text("journal_at", path=live.journal_path))
+    return "; ".join(parts)
+
+
+async def keep_time(live: LiveTable, stop: asyncio.Event) -> None:
+    """The one ticker: what the clock alone makes happen, every 50 ms."""
+    while not stop.is_set():
+        try:
+            live.tick()
+        except Exception:  # a bug in one tick must not stop the clock for the rest of the game
+            log.exception("tick failed")
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(stop.wait(), TICK_SECONDS)
+
+
+@contextlib.contextmanager
+def _interrupts(stop: asyncio.Event) -> Iterator[None]:
+    """Ctrl-C and SIGTERM end the session cleanly, wherever the loop is waiting."""
+    loop = asyncio.get_running_loop()
+    installed = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(signum, stop.set)
+            installed.append(signum)
+        except (ValueError, RuntimeError, NotImplementedError):  # not the main thread
+            pass
+    try:
+        yield
+    finally:
+        for signum in installed:
+            loop.remove_signal_handler(signum)
+
+
+@contextlib.asynccontextmanager
+async def _page(live: LiveTable, config: Config, options: RunOptions) -> AsyncIterator[Any]:
+    if not options.page:
+        yield None
+        return
+    from voicehost.web.server import start_server
+
+    server = await start_server(live, config, lan=options.lan, port=options.port, out=options.out)
+    try:
+        yield server
+    finally:
+        await server.cleanup()
+
+
+async def _finish(live: LiveTable) -> None:
+    loop = asyncio.get_running_loop()
+    if live.speaker is not None:
+        await loop.run_in_executor(None, live.speaker.wait, 60)
+        await loop.run_in_executor(None, live.speaker.close)
+    await loop.run_in_executor(None, live.close)
+
+
+# ------------------------------------------------------------------ run
+
+
+def run(args: argparse.Namespace, out: TextIO = sys.stdout, stdin: TextIO = sys.stdin) -> int:
+    config, rules = settings(args)
+    options = options_from(args, out)
+    if options.audio_file:
+        return asyncio.run(_recording(config, rules, options))
+    microphone = False
+    if not options.text:
+        problem = model_problem(config.path(config.asr.model))
+        microphone = problem is None
+        if problem:
+            out.write(live_texts(rules.phrasebook).text("no_model", why=problem) + "\n")
+    return asyncio.run(_live(config, rules, options, stdin, microphone=microphone))
+
+
+async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: TextIO, *,
+                microphone: bool) -> int:
+    from voicehost.live.listening import listen, recognizer_for
+
+    recognizer = recognizer_for(config, rules, options.out) if microphone else None
+    source = None
+    if recognizer is not None:  # the microphone before the speaker: a missing one is the one error
+        from voicehost.audio import MicrophoneSource
+
+        source = MicrophoneSource(config.audio.input_device or None)
+    clock = GameClock()
+    try:
+        live, resumed = build(config, rules, options, clock, lag=config.asr.listen_lag if microphone else 0.0)
+    except BaseException:
+        if source is not None:
+            source.close()
+        raise
+    live.bind(asyncio.get_running_loop())
+    terminal = Terminal(live, options.out, show_private=options.show_private or not options.page,
+                        page=options.page, protocol=options.protocol)
+    if resumed:
+        terminal.write(live.texts.text("resumed", path=live.journal_path))
+    stop = asyncio.Event()
+    hearing = threading.Event()
+    microphone_thread = None
+    try:
+        _deal_from_options(live, options)
+        with _interrupts(stop):
+            async with _page(live, config, options):
+                ticker = asyncio.create_task(keep_time(live, stop), name="ticker")
+                if recognizer is not None and source is not None:
+                    microphone_thread = threading.Thread(
+                        target=listen, args=(live, source, recognizer, clock, hearing), name="microphone",
+                        daemon=True)
+                    microphone_thread.start()
+                try:
+                    await terminal.run(stdin, stop)
+                finally:
+                    interrupted = stop.is_set()
+                    stop.set()
+                    await ticker
+    finally:
+        hearing.set()
+        if source is not None:
+            source.close()
+        if microphone_thread is not None:
+            await asyncio.get_running_loop().run_in_executor(None, microphone_thread.join, 5)
+        await _finish(live)
+    if interrupted:
+        terminal.write(live.texts.text("interrupted"))
+    terminal.goodbye()
+    options.out.write(summary(live) + "\n")
+    return 1 if live.failure else (130 if interrupted else 0)
+
+
+async def _recording(config: Config, rules: RuleOptions, options: RunOptions) -> int:
+    from voicehost.audio import WavFileSource
+    from voicehost.game.moderator import new_game
+    from voicehost.live.listening import HostScript, play_recording, recognizer_for
+
+    recognizer = recognizer_for(config, rules, options.out)
+    assert options.audio_file is not None
+    source = WavFileSource(options.audio_file)
+    host = HostScript(options.host_script, new_game(rules).max_seat)
+    clock = AudioClock()
+    live, _ = build(config, rules, options, clock)
+    live.bind(asyncio.get_running_loop())
+    terminal = Terminal(live, options.out, protocol=options.protocol)
+    terminal.asked = True  # nobody to ask: a recording has no host at the keyboard
+    try:
+        _deal_from_options(live, options)
+        await play_recording(live, source, recognizer, host, clock)
+    finally:
+        source.close()
+        await _finish(live)
+    terminal.goodbye()
+    options.out.write(summary(live) + "\n")
+    return 1 if live.failure else 0
+
+
+# ------------------------------------------------------------------ serve
+
+
+def serve(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    """The page for a game that a simulate script drove to where it stands;
+    from there the game goes on live, on the real clock."""
+    from voicehost.game.moderator import new_game
+    from voicehost.journal import Journal, Table
+    from voicehost.simulate import load_script, simulate
+
+    config, rules = settings(args)
+    journal = Journal(args.journal, rules, fsync=True) if args.journal else None
+    table = Table(new_game(rules), journal)
+    if args.script:
+        lines, where = load_script(args.script)
+        simulate(lines, rules, where, table)
+    live = LiveTable(table, GameClock(start_at=table.game.now))
+    Terminal(live, out, show_private=False, page=True)
+    try:
+        asyncio.run(_serve_forever(live, config, args, out))
+    finally:
+        live.close()
+    return 0
+
+
+async def _serve_forever(live: LiveTable, config: Config, args: argparse.Namespace, out: TextIO) -> None:
+    live.bind(asyncio.get_running_loop())
+    options = RunOptions(serve=True, lan=args.lan, port=args.port, out=out)
+    stop = asyncio.Event()
+    with _interrupts(stop):
+        async with _page(live, config, options):
+            await keep_time(live, stop)
+
+
+# ------------------------------------------------------------------ train
+
+
+def train(args: argparse.Namespace, out: TextIO = sys.stdout, stdin: TextIO = sys.stdin) -> int:
+    from voicehost.live.training import Trainer
+
+    config, rules = settings(args)
+    trainer = Trainer(config, rules, out, mute=args.mute)
+    try:
+        if args.text or model_problem(config.path(config.asr.model)) is not None:
+            if not args.text:
+                out.write(live_texts(rules.phrasebook).text("train_no_model") + "\n")
+            trainer.typed(stdin)
+        else:
+            from voicehost.audio import MicrophoneSource
+            from voicehost.live.listening import recognizer_for
+
+            trainer.microphone(recognizer_for(config, rules, out),
+                               MicrophoneSource(config.audio.input_device or None))
+    finally:
+        trainer.close()
+    return 0

@@ -1,0 +1,378 @@
+"""The live table: the one owner of a game played live.
+
+Names, once: the *moderator* (voicehost.game) applies the rules; the *journal*
+(voicehost.journal) is the file every accepted input goes to; the `LiveTable`
+here is the game as it is played at this table, on a clock, with a speaker
+and the page and the terminal listening.
+
+Every change happens on the owner's thread: the asyncio loop in a live game
+(the microphone thread posts its words with `post_words`, which uses
+`loop.call_soon_threadsafe`), or the caller's own thread in tests and tools.
+Journal entries are written, with their fsync, in order on a writer thread,
+so a slow card never holds up the game or the page; `synced()` waits until
+what was accepted is on disk. When the journal cannot be written, the table
+says so once, loudly (and aloud), and takes no more inputs."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from voicehost import errors
+from voicehost.errors import GameError, VoicehostError
+from voicehost.game.events import Event, Heard, Setup, event_to_json, parse_event
+from voicehost.game.model import Output, Phase
+from voicehost.game.moderator import Moderator, new_game
+from voicehost.journal import Journal, Table, last_host_input, rebuild, resume_table
+from voicehost.live.clock import AudioClock, Clock, GameClock
+from voicehost.live.texts import live_texts, rendered
+from voicehost.phrases.words import Word
+from voicehost.rules import RuleOptions
+
+log = logging.getLogger(__name__)
+
+Listener = Callable[[list[Output]], None]
+Entry = tuple[float, dict[str, Any]]
+TICK: dict[str, Any] = {"type": "tick"}
+
+
+class TableStopped(GameError):
+    """The journal could not be written: the table takes no more inputs
+    (a GameError, so the page answers it as a refusal, never a 500)."""
+
+
+def _journal_error_types() -> tuple[type[BaseException], ...]:
+    # The journal's own error type when it has one; any OSError until then.
+    own = getattr(errors, "JournalWriteError", None)
+    return (OSError, ValueError) + ((own,) if isinstance(own, type) else ())
+
+
+class JournalWriter:
+    """Writes journal entries in order on one thread of its own. The journal
+    file is created with the first entry, so a session quit before the deal
+    leaves nothing behind."""
+
+    def __init__(self, path: Path, rules: RuleOptions, *, journal: Journal | None = None) -> None:
+        self.path = path
+        self.rules = rules
+        self.journal = journal  # an open journal (a resumed game), else created with the first entry
+        self.failed: BaseException | None = None
+        self.on_failure: Callable[[BaseException], None] = lambda exc: None
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="journal")
+        self._last: Future[None] | None = None
+
+    @property
+    def started(self) -> bool:
+        return self.journal is not None or self._last is not None
+
+    def write(self, t: float, event: dict[str, Any]) -> None:
+        if self.failed is None:
+            self._last = self._pool.submit(self._write, t, event)
+
+    def _write(self, t: float, event: dict[str, Any]) -> None:
+        if self.failed is not None:
+            return
+        try:
+            if self.journal is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self.journal = Journal(self.path, self.rules, fsync=True)
+            self.journal.write_entry(t, event)
+        except Exception as exc:  # whatever it was, the game is no longer recorded: stop
+            log.error("journal %s: write failed: %s", self.path, exc)
+            self.failed = exc
+            self.on_failure(exc)
+
+    def sync(self, timeout: float | None = 30.0) -> None:
+        """Until every entry handed over so far is written (or failed)."""
+        if self._last is not None:
+            self._last.result(timeout)
+
+    async def synced(self) -> None:
+        if self._last is not None:
+            await asyncio.wrap_future(self._last)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+        if self.journal is not None:
+            try:
+                self.journal.close()
+            except _journal_error_types() as exc:
+                log.error("journal %s: close failed: %s", self.path, exc)
+
+
+class LiveTable:
+    def __init__(self, game: Moderator | Table, clock: Clock, speaker: Any = None, *,
+                 journal: JournalWriter | None = None, entries: list[Entry] | None = None,
+                 lag: float = 0.0) -> None:
+        if isinstance(game, Table):  # a moderator with its journal, as simulate keeps them
+            if game.journal is not None and journal is None:
+                journal = JournalWriter(game.journal.path, game.game.rules, journal=game.journal)
+            entries = game.entries if entries is None else entries
+            game = game.game
+        self.game = game
+        self.clock = clock
+        self.speaker = speaker
+        self.lag = lag
+        self.journal = journal
+        self.entries: list[Entry] = entries if entries is not None else []
+        self.listeners: list[Listener] = []
+        self.alarms: list[Callable[[str], None]] = []  # the loud lines: journal failure
+        self.failure: str | None = None
+        self.echoes = 0
+        self.undoing = False
+        self.texts = live_texts(game.rules.phrasebook)
+        # The page reads the game under this lock; only in-memory changes are
+        # made under it (never a journal write), and all on the owner's thread.
+        self.lock = threading.RLock()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        if journal is not None:
+            journal.on_failure = self._journal_failed_elsewhere
+
+    # ------------------------------------------------------------ reading
+
+    @property
+    def journal_path(self) -> Path | None:
+        return self.journal.path if self.journal else None
+
+    @property
+    def table(self) -> LiveTable:
+        """The page's older way to the accepted inputs (`live.table.entries`);
+        `live.entries` is the one name now."""
+        return self
+
+    @property
+    def over(self) -> bool:
+        return self.game.phase is Phase.GAME_OVER
+
+    def game_now(self) -> float:
+        return max(self.game.now, self.clock.now() - self.lag)
+
+    # ------------------------------------------------------------ inputs
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The loop that owns the table from now on (the live game's)."""
+        self.loop = loop
+
+    def apply(self, event: Event) -> list[Output]:
+        """A host or player input. Timers already due are said first, so an
+        input that is refused (it raises, and changes nothing) never swallows
+        an announcement."""
+        self._check_open()
+        if self.undoing and not isinstance(event, Heard):
+            raise self._refusal(GameError, "undo_busy")
+        if self.game.phase is Phase.SETUP:  # the game's time starts at the deal
+            if isinstance(event, Setup):
+                self.clock.restart(self.game.now + self.lag)
+            return self._input(event, self.game.now)
+        return self._input(event, self.game_now())
+
+    def _input(self, event: Event, now: float) -> list[Output]:
+        self.tick_to(now)
+        with self.lock:
+            outputs = self.game.handle(event, now)
+            self._record(now, event_to_json(event))
+        self._emit(outputs)
+        return outputs
+
+    def apply_json(self, data: dict[str, Any]) -> list[Output]:
+        return self.apply(parse_event(data, self.game.max_seat))
+
+    def hear(self, words: Iterable[Word]) -> list[Output]:
+        """Recognized words with game-clock times; the table's own voice is dropped."""
+        outputs: list[Output] = []
+        self._check_journal()
+        for word in words:
+            if self.game.phase is Phase.SETUP:
+                break  # nothing is judged before the deal, and nothing is journaled
+            if self.speaker is not None and self.speaker.is_echo(word.start, word.end):
+                self.echoes += 1
+                log.debug("ignored own voice: %s", word.word)
+                continue
+            if self.failure is not None:
+                break
+            outputs += self._input(Heard(word), max(self.game.now, word.start))
+        return outputs
+
+    def post_words(self, words: list[Word]) -> None:
+        """From the microphone thread: the words are heard on the owner's loop."""
+        if self.loop is None:
+            raise RuntimeError("post_words needs the table bound to its loop")
+        self.loop.call_soon_threadsafe(self._hear_posted, words)
+
+    def _hear_posted(self, words: list[Word]) -> None:
+        try:
+            self.hear(words)
+        except VoicehostError as exc:  # nobody to answer: the words are lost, the game goes on
+            log.warning("words not heard: %s", exc)
+
+    def tick(self) -> list[Output]:
+        """What the clock alone makes happen by now."""
+        if self.failure is not None or self.game.phase is Phase.SETUP:
+            return []
+        return self.tick_to(self.clock.now() - self.lag)
+
+    def tick_to(self, now: float) -> list[Output]:
+        with self.lock:
+            fired = self.game.fired
+            outputs = self.game.advance(now)
+            if outputs or self.game.fired != fired:  # replay needs the clock only where a timer fired
+                self._record(self.game.now, TICK)
+        self._emit(outputs)
+        return outputs
+
+    def skip(self, seconds: float) -> list[Output]:
+        """Let `seconds` of silence pass at once (typed mode); journaled, so a
+        resumed game stands where the typed silence left it."""
+        self._check_open()
+        self.clock.skip_to(self.game_now() + self.lag + seconds)
+        outputs = self.tick()
+        if not outputs and self.game.phase is not Phase.SETUP:
+            with self.lock:
+                self.game.advance(self.clock.now() - self.lag)
+                self._record(self.game.now, TICK)
+        return outputs
+
+    # ------------------------------------------------------------ undo
+
+    def undo(self) -> dict[str, Any]:
+        """Take back the last host input, rebuilding on this thread (tools, tests)."""
+        kept, undone = self._undo_plan()
+        return self._undo_finish(rebuild(self.game.rules, kept), len(self.entries), undone)
+
+    async def undo_async(self) -> dict[str, Any]:
+        """Take back the last host input; the game is rebuilt off the loop while
+        words go on being heard (host inputs wait for it)."""
+        kept, undone = self._undo_plan()
+        mark = len(self.entries)
+        self.undoing = True
+        try:
+            loop = asyncio.get_running_loop()
+            game = await loop.run_in_executor(None, rebuild, self.game.rules, kept)
+        finally:
+            self.undoing = False
+        for t, event in self.entries[mark:]:  # heard while rebuilding: no host input among them
+            try:
+                game.advance(t) if event.get("type") == "tick" else game.handle(
+                    parse_event(event, game.max_seat), t)
+            except VoicehostError:
+                continue
+        return self._undo_finish(game, len(self.entries), undone)
+
+    def _undo_plan(self) -> tuple[list[Entry], dict[str, Any]]:
+        self._check_open()
+        if self.undoing:  # one undo at a time: two would take back the same input twice
+            raise self._refusal(GameError, "undo_busy")
+        index = last_host_input(self.entries)
+        if index is None:
+            raise self._refusal(GameError, "nothing_to_undo")
+        return self.entries[:index] + self.entries[index + 1:], self.entries[index][1]
+
+    def _undo_finish(self, game: Moderator, mark: int, undone: dict[str, Any]) -> dict[str, Any]:
+        now = self.game_now()
+        index = last_host_input(self.entries[:mark])
+        assert index is not None
+        with self.lock:
+            game.advance(max(now, game.now))
+            self.game = game
+            del self.entries[index]
+            if self.journal is not None:
+                self.journal.write(max(now, game.now), {"type": "undo"})
+        self._emit([], changed=True)
+        return undone
+
+    # ------------------------------------------------------------ the journal
+
+    def _record(self, t: float, event: dict[str, Any]) -> None:
+        self.entries.append((t, event))
+        if self.journal is not None:
+            self.journal.write(t, event)
+
+    def sync(self) -> None:
+        if self.journal is not None:
+            self.journal.sync()
+        self._check_journal()
+
+    async def synced(self) -> None:
+        """Until every accepted input is on disk; raises if the journal failed."""
+        if self.journal is not None:
+            await self.journal.synced()
+        self._check_journal()
+
+    def _check_journal(self) -> None:
+        if self.journal is not None and self.journal.failed is not None and self.failure is None:
+            self._journal_failed(self.journal.failed)
+
+    def _check_open(self) -> None:
+        self._check_journal()
+        if self.failure is not None:
+            raise self._refusal(TableStopped, "stopped")
+
+    def _refusal(self, kind: type[GameError], key: str) -> GameError:
+        """A refusal in the table's language; the phase is kept for the logs."""
+        error = kind(self.texts.text(key))
+        error.phase = self.game.where()
+        return error
+
+    def _journal_failed_elsewhere(self, exc: BaseException) -> None:
+        """Called on the writer thread; the owner hears of it on its own thread."""
+        if self.loop is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self._journal_failed, exc)
+
+    def _journal_failed(self, exc: BaseException) -> None:
+        if self.failure is not None:
+            return
+        why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        self.failure = self.texts.text("journal_failed", path=self.journal_path, why=why)
+        log.error("%s", self.failure)
+        if self.speaker is not None:
+            self.speaker.say(self.texts.text("journal_failed_say"), at=self.game.now)
+        for alarm in list(self.alarms):
+            try:
+                alarm(self.failure)
+            except Exception:  # an alarm listener must not hide the alarm from the others
+                log.exception("alarm listener failed")
+        self._emit([], changed=True)
+
+    def close(self) -> None:
+        """The game stops here (quit, end, Ctrl-C): the clock's last mark is journaled."""
+        if self.journal is None:
+            return
+        if self.failure is None and self.journal.started and self.entries and \
+                self.game.now > self.entries[-1][0]:
+            self.journal.write(self.game.now, TICK)
+        self.journal.close()
+        self._check_journal()
+
+    # ------------------------------------------------------------ output
+
+    def _emit(self, outputs: list[Output], *, changed: bool = False) -> None:
+        for output in outputs:
+            if output.kind == "say" and self.speaker is not None:
+                self.speaker.say(rendered(self.game.book, output), private=output.private, at=output.t)
+        if outputs or changed:
+            for listener in list(self.listeners):
+                try:
+                    listener(outputs)
+                except Exception:  # a listener must never stop the game
+                    log.exception("output listener failed")
+
+
+def open_table(rules: RuleOptions, journal: Path, *, resume: bool) -> tuple[Moderator, JournalWriter,
+                                                                             list[Entry], list[Output]]:
+    """A new game to be journaled to `journal` (created at the deal), or the
+    game a journal holds, ready to go on."""
+    if resume:  # the journal is locked before it is read: a second table is refused
+        table, outputs, opened = resume_table(journal)
+        return table.game, JournalWriter(journal, table.game.rules, journal=opened), table.entries, outputs
+    try:  # the folder now (the page keeps its paired devices there); the file at the deal
+        journal.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise VoicehostError(f"cannot make the journal folder {journal.parent}: {exc.strerror or exc}") from None
+    return new_game(rules), JournalWriter(journal, rules), [], []
+
+
+__all__ = ["AudioClock", "GameClock", "JournalWriter", "LiveTable", "TableStopped", "open_table"]

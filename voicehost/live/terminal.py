@@ -1,0 +1,374 @@
+"""Typed play: the host's terminal (or a braille display).
+
+Each typed line is what the current speaker said (`<N>` is N seconds of
+silence); lines starting with "/" are the host's inputs. After every line a
+short status says where the game stands ("· …"); when the game waits for the
+host (a tally, a shot) a prompt ("> …") says so at once. After "Стоп игра"
+the terminal asks for the best and the worst player, then writes the
+protocol beside the journal."""
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import os
+import re
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from voicehost.errors import GameError, InputError, VoicehostError
+from voicehost.game.events import SeatEvent
+from voicehost.game.model import Output, Phase
+from voicehost.live.commands import (
+    NOBODY,
+    SEAT_COMMANDS,
+    no_such_player,
+    number,
+    parse_command,
+    random_roles,
+    seat_past_table,
+    shown,
+)
+from voicehost.live.ending import ProtocolWriteError, protocol_paths, write_protocol
+from voicehost.live.table import LiveTable
+from voicehost.live.texts import LiveTexts, rendered
+from voicehost.phrases.words import words_from_text
+
+log = logging.getLogger(__name__)
+_SILENCE = re.compile(r"^<([0-9]{1,5}(?:\.[0-9]{1,3})?)>$")
+AWARDS = ("best_player", "worst_player")
+PROMPTS = {"votes": "tally_prompt", "lift_votes": "lift_prompt", "shot": "shot_prompt",
+           "candidates": "candidates_prompt"}
+
+
+def status(live: LiveTable) -> str:
+    game, texts = live.game, live.texts
+    parts = []
+    playing = game.phase not in (Phase.SETUP, Phase.GAME_OVER)
+    if playing:
+        parts.append(texts.where("night" if game.phase.is_night else "day",
+                                 count=game.night if game.phase.is_night else game.day))
+    if game.floor is not None:  # the labels are the phrasebook's [status] and [status_floor]
+        left = max(0, round(game.floor.end - game.now))
+        floor = game.book.status_floor[game.floor.kind.value].format(seat=game.floor.seat)
+        parts.append(floor + ", " + texts.where("left", count=left))
+    else:
+        parts.append(game.book.status.get(game.phase.value, game.phase.value))
+    if game.today and playing and not game.phase.is_night:  # the day's nominees end with the day
+        parts.append(texts.where("nominees", seats=game.today))
+    if game.paused_at is not None:
+        parts.append(texts.where("paused"))
+    return "· " + " · ".join(parts)
+
+
+def format_output(output: Output, book: Any, texts: LiveTexts) -> str:
+    """One output as the terminal prints it: the game time, then the words."""
+    minutes, seconds = divmod(int(output.t), 60)
+    text = rendered(book, output)
+    if output.kind == "suggest":
+        what = texts.text("suggest_foul" if output.data.get("suggest") == "foul" else "suggest_disqualify")
+        line = texts.text("suggestion", seat=output.data.get("seat"), word=text, what=what)
+        return f"[{minutes:02d}:{seconds:02d}] {line}"
+    mark = texts.text("private_mark") + " " if output.private else ""
+    return f"[{minutes:02d}:{seconds:02d}] {mark}{text}"
+
+
+def describe(event: dict[str, Any]) -> str:
+    """An input as the host would type it, to say what an undo took back."""
+    kind = event.get("type", "")
+    command = {v: k for k, v in SEAT_COMMANDS.items()}.get(kind)
+    if command:
+        return f"{command} {event.get('seat') if event.get('seat') is not None else '-'}"
+    if kind == "votes":
+        return "/votes " + " ".join(f"{s}={c}" for s, c in event.get("counts", {}).items())
+    if kind == "lift_votes":
+        return f"/lift {event.get('count')}"
+    if kind in ("best_move", "candidates"):
+        return f"/{'best' if kind == 'best_move' else 'candidates'} " + " ".join(map(str, event.get("seats", [])))
+    return f"/{kind}"
+
+
+class Terminal:
+    """The host's terminal on a live table. `show_private`: print what only
+    the host may know (roles, checks); off when a page serves them."""
+
+    def __init__(self, live: LiveTable, out: TextIO, *, show_private: bool = True, page: bool = False,
+                 protocol: Path | None = None) -> None:
+        self.live = live
+        self.out = out
+        self.texts = live.texts
+        self.show_private = show_private
+        self.page = page
+        self.protocol = protocol
+        self.asking: list[str] = []
+        self.asked = live.over  # a game resumed after its end has had its awards
+        self.waiting: str | None = None
+        self.halted = asyncio.Event()  # the journal failed: stop reading at once
+        live.listeners.append(self.on_outputs)
+        live.alarms.append(self.alarm)
+
+    def alarm(self, text: str) -> None:
+        self.write("!!! " + text)
+        self.halted.set()
+
+    # ------------------------------------------------------------ output
+
+    def write(self, line: str) -> None:
+        self.out.write(line + "\n")
+        self.out.flush()
+
+    def on_outputs(self, outputs: list[Output]) -> None:
+        for output in outputs:
+            if output.private and not self.show_private:
+                continue
+            self.out.write(format_output(output, self.live.game.book, self.texts) + "\n")
+        self.out.flush()
+        self.prompt()
+
+    def prompt(self) -> None:
+        """Say at once what the game now waits for from the host."""
+        game = self.live.game
+        if game.phase is Phase.GAME_OVER and not self.asked:
+            self.asked = True
+            self.asking = [kind for kind in AWARDS if game.fits(SeatEvent(kind, 1))]
+            self._ask()
+            return
+        waiting = game.waiting_for()
+        if waiting != self.waiting:
+            self.waiting = waiting
+            if waiting in PROMPTS:
+                seats = " ".join(f"{seat}=N" for seat in game.candidates)
+                self.write(self.texts.text(PROMPTS[waiting], seats=seats))
+
+    def _ask(self) -> None:
+        if self.asking:
+            self.write("> " + self.texts.text("ask_best" if self.asking[0] == "best_player" else "ask_worst"))
+        else:
+            self.save()
+
+    # ------------------------------------------------------------ input
+
+    def handle(self, line: str) -> str | None:
+        """Apply one typed line; returns 'quit', 'help', 'state', 'undo' for the REPL."""
+        line = line.strip()
+        if not line:
+            return None
+        if self.asking and not line.startswith("/"):
+            self._award(line)
+            return None
+        if line.startswith("/"):
+            command = parse_command(line, self.texts)
+            if command == "deal":
+                self._deal()
+                return None
+            if isinstance(command, str):
+                return command
+            self.live.apply_json(command)
+            return None
+        silence = _SILENCE.match(line)
+        if silence:
+            self.live.skip(float(silence.group(1)))
+            return None
+        self._speech(line)
+        return None
+
+    def _speech(self, line: str) -> None:
+        live, game = self.live, self.live.game
+        if game.floor is None:
+            raise InputError(self.texts.text("nobody_speaks", status=status(live)[2:]))
+        start = live.game_now()
+        words = [w.shifted(start) for w in words_from_text(line)]
+        if not words:
+            return
+        past = seat_past_table(words, game.grammar, self.texts, len(game.seats()))
+        live.hear(words)
+        live.clock.skip_to(words[-1].end + live.lag)
+        live.tick()
+        if past is not None:
+            self.write(no_such_player(past, self.texts))
+
+    def _deal(self) -> None:
+        if not self.show_private and not self.page:
+            raise InputError(self.texts.text("deal_refused"))
+        roles = random_roles()
+        self.live.apply_json({"type": "setup", "roles": roles})
+        if self.show_private:
+            named = ", ".join(f"{seat} — {self.texts.role(role)}" for seat, role in roles.items())
+            self.write(self.texts.text("deal_private", roles=named))
+        else:
+            self.write(self.texts.text("deal_on_page"))
+
+    def _award(self, answer: str) -> None:
+        kind = self.asking[0]
+        if answer.lower() not in NOBODY:
+            seat = number(answer)
+            if seat is None:
+                raise InputError(self.texts.text("not_a_seat", word=shown(answer)))
+            self.live.apply_json({"type": kind, "seat": seat})
+        self.asking.pop(0)
+        self._ask()
+
+    def refusal(self, exc: VoicehostError) -> str:
+        """One line in the table's language: the phrasebook's refusal when it has
+        one for this error (the core's refusal keys), else the error's own text."""
+        render = getattr(self.live.game.book, "refusal", None)
+        if render is not None and isinstance(exc, GameError) and getattr(exc, "key", None):
+            try:
+                return " ".join(str(render(exc)).split())
+            except (KeyError, ValueError, TypeError, VoicehostError):
+                log.debug("no refusal text for %r", exc)
+        return " ".join(str(exc).split())
+
+    async def undo(self) -> None:
+        undone = await self.live.undo_async()
+        self.write(self.texts.text("undo_done", what=describe(undone)))
+
+    # ------------------------------------------------------------ files
+
+    def save(self) -> tuple[Path, Path] | None:
+        """The protocol, JSON and CSV, beside the journal (or where --protocol says)."""
+        target = self.protocol or (protocol_paths(self.live.journal_path)[0] if self.live.journal_path else None)
+        if target is None or self.live.game.phase is Phase.SETUP:
+            return None
+        try:
+            paths = write_protocol(self.live, target)
+        except ProtocolWriteError as exc:  # the journal still holds the game: the protocol can be replayed
+            self.write("! " + self.texts.text("protocol_failed", path=exc.path, why=exc.why))
+            return None
+        self.write(self.texts.text("protocol_at", json=paths[0], csv=paths[1]))
+        if self.live.over:
+            self._exports(target)
+        return paths
+
+    def _exports(self, protocol: Path) -> None:
+        """The rating platforms' records beside the protocol, where the game has them."""
+        from voicehost.export import write_exports
+
+        try:
+            written = write_exports(self.live, protocol)  # type: ignore[arg-type]  # game + entries, as a Table
+        except VoicehostError as exc:  # the city variant has no rating record
+            log.info("no rating-platform records: %s", exc)
+            return
+        except OSError as exc:
+            self.write("! " + self.texts.text("exports_failed", why=exc.strerror or exc))
+            return
+        self.write(self.texts.text("exports_at", paths=", ".join(map(str, written))))
+
+    def goodbye(self) -> None:
+        """Where the journal and the protocol are; no journal if no game was dealt."""
+        journal = self.live.journal
+        if journal is None or not journal.started:
+            self.write(self.texts.text("no_game"))
+            return
+        self.save()
+        self.write(self.texts.text("journal_at", path=journal.path))
+
+    # ------------------------------------------------------------ the REPL
+
+    async def run(self, stdin: TextIO, stop: asyncio.Event) -> None:
+        """Read and apply lines until /quit, the end of input, `stop` (Ctrl-C)
+        or a journal failure. Reading never holds up the loop and never
+        outlives it: a daemon thread hands the lines over."""
+        lines, stop_reading = _line_queue(stdin, asyncio.get_running_loop())
+        try:
+            await self._repl(lines, stop)
+        finally:
+            stop_reading()
+
+    async def _repl(self, lines: asyncio.Queue[str | None], stop: asyncio.Event) -> None:
+        self.write(self.texts.text("journal_at", path=self.live.journal_path))
+        self.write(status(self.live))
+        self.prompt()
+        while self.live.failure is None:
+            line = await _next(lines, stop, self.halted)
+            if line is None:
+                break
+            try:
+                verdict = self.handle(line)
+                if verdict == "undo":
+                    await self.undo()
+                await self.live.synced()  # the status line means: taken and on disk
+            except VoicehostError as exc:
+                self.write("! " + self.refusal(exc))
+                verdict = None
+            if verdict == "quit" or self.live.failure is not None:
+                break
+            if verdict == "help":
+                self.write(self.texts.text("help"))
+            self.write(status(self.live))
+
+
+def _line_queue(stdin: TextIO, loop: asyncio.AbstractEventLoop) -> tuple[asyncio.Queue[str | None], Callable[[], None]]:
+    """Lines from stdin as they come, and how to stop reading. A pipe or a
+    terminal is watched by the loop itself (nothing blocks, nothing to join);
+    anything else (a file, a StringIO) is read by a daemon thread."""
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+    try:
+        fd = stdin.fileno()
+        loop.add_reader(fd, lambda: None)
+        loop.remove_reader(fd)
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation, NotImplementedError):
+        return queue, _read_in_thread(stdin, loop, queue)
+    pending = bytearray()
+
+    def ready() -> None:
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        pending.extend(chunk)
+        *lines, rest = bytes(pending).split(b"\n")
+        pending[:] = rest
+        for line in lines:
+            queue.put_nowait(line.decode("utf-8", "replace") + "\n")
+        if not chunk:
+            loop.remove_reader(fd)
+            if pending:
+                queue.put_nowait(pending.decode("utf-8", "replace"))
+            queue.put_nowait(None)
+
+    loop.add_reader(fd, ready)
+
+    def stop() -> None:
+        loop.remove_reader(fd)
+    return queue, stop
+
+
+def _read_in_thread(stdin: TextIO, loop: asyncio.AbstractEventLoop,
+                    queue: asyncio.Queue[str | None]) -> Callable[[], None]:
+    def put(item: str | None) -> None:
+        try:
+            loop.call_soon_threadsafe(queue.put_nowait, item)
+        except RuntimeError:  # the loop is gone: the session has ended
+            pass
+
+    def read() -> None:
+        try:
+            for line in iter(stdin.readline, ""):
+                put(line)
+        except (OSError, ValueError) as exc:
+            log.warning("stdin: %s", exc)
+        put(None)
+
+    threading.Thread(target=read, name="stdin", daemon=True).start()
+    return lambda: None
+
+
+async def _next(lines: asyncio.Queue[str | None], *stops: asyncio.Event) -> str | None:
+    """The next line, or None at the end of input or when any of `stops` is set."""
+    get = asyncio.ensure_future(lines.get())
+    halts = [asyncio.ensure_future(stop.wait()) for stop in stops]
+    done, _ = await asyncio.wait({get, *halts}, return_when=asyncio.FIRST_COMPLETED)
+    for task in (get, *halts):
+        if task not in done:
+            task.cancel()
+    return get.result() if get in done else None
+
+
+def handle_line(live: LiveTable, line: str) -> str | None:
+    """One typed line on a table without a terminal of its own (tests, tools)."""
+    return Terminal(live, io.StringIO()).handle(line)

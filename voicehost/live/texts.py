@@ -1,0 +1,72 @@
+"""What the live table itself tells the host (prompts, where files are, the
+loud journal failure), in the table's language: the `[live]` block of the
+game's phrasebook (grammars/phrasebook.*.toml). The moderator's own sentences
+stay in `[say]`, read by voicehost.phrasebook."""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from voicehost import paths
+from voicehost.errors import DataError
+
+
+@dataclass(frozen=True)
+class LiveTexts:
+    lines: dict[str, str]
+    roles: dict[str, str]
+    status: dict[str, str]  # the terminal's status line, by phase and floor
+    beyond_table: tuple[str, ...]  # stems of number words past any table ("одиннадцат…")
+
+    def text(self, key: str, **values: Any) -> str:
+        try:
+            return self.lines[key].format(**{k: _fmt(v) for k, v in values.items()})
+        except KeyError as exc:
+            raise DataError(f"phrasebook [live] block: no text '{key}' or no value {exc}") from None
+
+    def role(self, name: str) -> str:
+        return self.roles.get(name, name)
+
+    def where(self, key: str, **values: Any) -> str:
+        return self.status.get(key, key).format(**{k: _fmt(v) for k, v in values.items()})
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def _block(name: str, folder: Path) -> dict[str, Any]:
+    path = folder / f"{name}.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise DataError(f"phrasebook {path}: {exc}") from None
+    block = dict(data.get("live", {}))
+    parent = data.get("inherit")
+    if parent:
+        base = _block(parent, folder)
+        block = {**base, **block, **{part: {**base.get(part, {}), **block.get(part, {})}
+                                     for part in ("roles", "status")}}
+    return block
+
+
+@lru_cache(maxsize=8)
+def live_texts(phrasebook: str, folder: Path | None = None) -> LiveTexts:
+    block = _block(phrasebook, folder or paths.GRAMMARS)
+    roles = block.pop("roles", {})
+    status = block.pop("status", {})
+    stems = block.pop("beyond_table", [])
+    lines = {key: value.strip("\n") for key, value in block.items() if isinstance(value, str)}
+    return LiveTexts(lines, dict(roles), dict(status), tuple(stems))
+
+
+def rendered(book: Any, output: Any) -> str:
+    """An output's words: the phrasebook renders keys with values where it can
+    (the core's `Phrasebook.render`), else the output carries its text."""
+    render = getattr(book, "render", None)
+    return str(render(output)) if render is not None else str(output.text)
