@@ -342,8 +342,10 @@ def _refusal(hub: Hub, exc: GameError) -> Refusal:
 async def api_undo(request: web.Request) -> web.Response:
     session = require_host(request)
     hub: Hub = request.app[HUB]
-    data = await read_json(request, allow_empty=True)
-    expected = data.get("n") if isinstance(data, dict) else None
+    data = await _object(request)
+    expected = data.get("n")
+    if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int)):
+        raise Refusal(400, "bad_field", what="n")
     with hub.live.lock:
         index = last_host_input(hub.live.table.entries)
         if index is None:
@@ -357,6 +359,14 @@ async def api_undo(request: web.Request) -> web.Response:
             raise Refusal(409, "undo_nothing") from None
     return web.json_response({"undone": undone, "message": hub.texts("undone", what=what),
                               "state": hub.host_view(session)}, dumps=lambda d: json.dumps(d, ensure_ascii=False))
+
+
+async def _object(request: web.Request) -> dict:
+    """A body that must be empty or a JSON object."""
+    data = await read_json(request, allow_empty=True)
+    if not isinstance(data, dict):
+        raise Refusal(400, "not_object")
+    return data
 
 
 async def api_reveal(request: web.Request) -> web.Response:
@@ -374,7 +384,7 @@ async def api_reveal(request: web.Request) -> web.Response:
 async def api_dismiss(request: web.Request) -> web.Response:
     session = require_host(request)
     hub: Hub = request.app[HUB]
-    await read_json(request, allow_empty=True)
+    await _object(request)
     raw = request.match_info["id"]
     index = int(raw) if len(raw) <= 6 and raw.isascii() and raw.isdigit() else -1
     if not 0 <= index < len(hub.suggestions):
@@ -387,7 +397,7 @@ async def api_dismiss(request: web.Request) -> web.Response:
 async def api_answers_dismiss(request: web.Request) -> web.Response:
     session = require_host(request)
     hub: Hub = request.app[HUB]
-    await read_json(request, allow_empty=True)
+    await _object(request)
     with hub.live.lock:
         hub.answers_dismissed = max([c["night"] for c in hub.live.game.checks], default=0)
     hub.wake()
@@ -397,7 +407,7 @@ async def api_answers_dismiss(request: web.Request) -> web.Response:
 async def api_judge(request: web.Request) -> web.Response:
     """A one-time link for an assistant judge: a paired, read-only view."""
     session = require_host(request)
-    await read_json(request, allow_empty=True)
+    await _object(request)
     access: Access = request.app[ACCESS]
     url = f"{request.app[BASE_URL]}/pair/{access.new_judge_token()}"
     return _state(request, session, judge_link=url)
@@ -405,7 +415,7 @@ async def api_judge(request: web.Request) -> web.Response:
 
 async def api_revoke(request: web.Request) -> web.Response:
     session = require_host(request)
-    await read_json(request, allow_empty=True)
+    await _object(request)
     device = request.match_info["id"]
     access: Access = request.app[ACCESS]
     if len(device) > 12 or not access.revoke(device):

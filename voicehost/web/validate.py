@@ -51,13 +51,19 @@ async def read_json(request: web.Request, *, allow_empty: bool = False) -> Any:
         return json.loads(text, parse_int=_small_int, parse_constant=_no_constant)
     except RecursionError:
         raise Refusal(400, "too_deep") from None
+    except _TooLong:
+        raise Refusal(400, "number_too_long") from None
     except (ValueError, TypeError):
         raise Refusal(400, "not_json") from None
 
 
+class _TooLong(ValueError):
+    pass
+
+
 def _small_int(digits: str) -> int:
     if len(digits.lstrip("-")) > 9:
-        raise ValueError("number too long")
+        raise _TooLong(digits[:12])
     return int(digits)
 
 
