@@ -11,6 +11,7 @@ import json
 import logging
 import re
 import resource
+import secrets
 import sys
 from collections import Counter
 from pathlib import Path
@@ -61,6 +62,7 @@ class Hub:
         self.table_sockets: set[web.WebSocketResponse] = set()
         self.clients: Counter[str] = Counter()
         self.unexpected = 0
+        self.epoch = secrets.token_hex(4)  # a restarted server numbers its lines afresh
         self._wake = asyncio.Event()
         live.listeners.append(self.on_outputs)
 
@@ -86,6 +88,7 @@ class Hub:
                                csrf=session.csrf, log=self.log, suggestions=self.open_suggestions(),
                                answers_dismissed=self.answers_dismissed)
         state["readonly"] = session.readonly
+        state["epoch"] = self.epoch
         state["device"] = session.id
         state["devices"] = self.access.device_list(session.id) if self.access and not session.readonly else []
         return state

@@ -300,18 +300,30 @@ function visible(node) {
   return node && node.isConnected && node.offsetParent !== null && !node.disabled && !node.closest("[hidden]");
 }
 
-function keepFocus() {
-  const active = document.activeElement;
-  if (active && active !== document.body && visible(active)) return;
-  if (!$("unpaired").hidden) { $("repair-pin").focus(); return; }
+function neededControl() {
   for (const id of NEEDED) {
     const node = $(id);
     const target = node && (node.matches("input, select, button") ? node : node.querySelector("input, select, button"));
-    if (target && visible(target)) { target.focus(); return; }
+    if (target && visible(target)) return target;
   }
+  return null;
+}
+
+/* When the focused control disappears, focus goes to the form the game needs now
+   (not to <body>); while focus still sits where we put it, a form that becomes
+   needed later takes it over. Focus the host moved stays where the host put it. */
+let placedFocus = null;
+function keepFocus() {
+  const active = document.activeElement;
+  if (!$("unpaired").hidden) { if (active !== $("repair-pin")) $("repair-pin").focus(); return; }
+  const ours = active === placedFocus;
+  if (active && active !== document.body && visible(active) && !ours) return;
+  const target = neededControl();
+  if (target && target !== active) { target.focus(); placedFocus = target; }
 }
 
 function render(s) {
+  if (state && s.epoch !== state.epoch) lastLine = null;
   const first = state === null;
   state = s;
   csrf = s.csrf;
