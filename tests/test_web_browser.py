@@ -41,7 +41,7 @@ def serve(tmp_path, extra: list[str], settings: list[str]):
     deadline = time.monotonic() + 30
     url = None
     while time.monotonic() < deadline and url is None:
-        match = re.search(r"host page: (\S+)", (tmp_path / "serve.log").read_text("utf-8"))
+        match = re.search(r"Страница ведущего: (\S+)", (tmp_path / "serve.log").read_text("utf-8"))
         url = match.group(1) if match else None
         time.sleep(0.1)
     assert url, (tmp_path / "serve.log").read_text("utf-8")
@@ -108,11 +108,17 @@ def test_pair_and_play_by_clicking(served):
 
         # Every control is a real one: reachable and operable from the keyboard, and
         # at least 44 px in both directions for a finger.
-        small = page.evaluate("""() => [...document.querySelectorAll('button, input, select, a.button')]
+        small = page.evaluate("""() => [...document.querySelectorAll('button, input, select, a')]
             .filter(e => e.offsetParent !== null)
             .map(e => [e.id || e.textContent.trim(), e.getBoundingClientRect()])
             .filter(([, r]) => r.width < 44 || r.height < 44).map(([name]) => name)""")
         assert small == []
+        # The focus ring stands out (>= 3:1) against the page behind it.
+        page.get_by_role("button", name="Фол игроку 3", exact=True).focus()
+        page.keyboard.press("Shift+Tab")
+        page.keyboard.press("Tab")
+        expect(page.get_by_role("button", name="Фол игроку 3", exact=True)).to_be_focused()
+        assert _focus_ring_contrast(page) >= 3
         page.get_by_role("button", name="Фол игроку 3", exact=True).focus()
         page.keyboard.press("Enter")
         expect(page.locator("#seats tr").nth(2).locator("td").nth(1)).to_contain_text("1")
@@ -179,4 +185,69 @@ def test_city_table_by_clicking(served_city):
         expect(page.locator("#winner")).to_have_text("Стоп игра. Победа города", timeout=10_000)
         expect(page.locator("#log")).to_contain_text("Этой ночью погиб игрок номер 3. Он был честным жителем")
         assert axe_violations(page) == []
+        browser.close()
+
+
+def _luminance(rgb: str) -> float:
+    channels = [int(c) / 255 for c in re.findall(r"\d+", rgb)[:3]]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _focus_ring_contrast(page) -> float:
+    ring, behind = page.evaluate("""() => {
+        const style = getComputedStyle(document.activeElement);
+        let node = document.activeElement.parentElement, bg = 'rgba(0, 0, 0, 0)';
+        while (node && (bg === 'rgba(0, 0, 0, 0)' || bg === 'transparent')) {
+            bg = getComputedStyle(node).backgroundColor; node = node.parentElement; }
+        return [style.outlineColor, bg]; }""")
+    light, dark = sorted((_luminance(ring), _luminance(behind)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_a_revoked_device_is_told_and_pairs_again_with_the_pin(served):
+    url, base, folder = served
+    pin = re.search(r"введите PIN (\d{6})", (folder / "serve.log").read_text("utf-8")).group(1)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        phone = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+        phone.goto(url)
+        expect(phone.locator("#conn")).to_have_text("на связи", timeout=10_000)
+        laptop = browser.new_context().new_page()
+        laptop.goto(base + "/pin")
+        laptop.get_by_label("PIN из терминала (6 цифр)").fill(pin)
+        laptop.get_by_role("button", name="Войти").click()
+        expect(laptop.locator("#devices-list")).to_contain_text("Устройство 1: ведущий")
+        laptop.get_by_role("button", name=re.compile("^Отключить: Устройство 1")).click()
+        expect(laptop.locator("#notice")).to_have_text("Устройство 1 отключено")
+
+        # The phone learns at once: no live-looking page, a PIN field with the focus.
+        expect(phone.locator("#unpaired")).to_be_visible(timeout=10_000)
+        expect(phone.locator("#conn")).to_have_text("Устройство не подключено. Введите PIN из терминала.")
+        expect(phone.locator("#repair-pin")).to_be_focused()
+        assert phone.evaluate("() => document.getElementById('board').inert") is True
+        assert axe_violations(phone) == []
+        phone.locator("#repair-pin").fill("000000" if pin != "000000" else "111111")
+        phone.get_by_role("button", name="Войти").click()
+        expect(phone.locator("#error")).to_have_text("Неверный PIN; попыток до паузы: 2")
+        phone.locator("#repair-pin").fill(pin)
+        phone.get_by_role("button", name="Войти").click()
+        expect(phone.locator("#conn")).to_have_text("на связи", timeout=15_000)
+        expect(phone.locator("#unpaired")).to_be_hidden()
+        expect(phone.locator("#phase")).to_contain_text("Подсчёт голосов")
+        browser.close()
+
+
+def test_the_pairing_link_opened_from_another_site_still_pairs(served):
+    url, base, folder = served
+    other = base.replace("127.0.0.1", "localhost")  # another site, as far as cookies go
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        page = browser.new_page()
+        page.goto(other + "/table")
+        page.evaluate("(link) => { const a = document.createElement('a'); a.href = link; a.textContent = 'go';"
+                      " document.body.appendChild(a); a.click(); }", url)
+        expect(page).to_have_url(base + "/", timeout=10_000)
+        expect(page.get_by_role("heading", name="Ведущий")).to_be_visible()
+        expect(page.locator("#conn")).to_have_text("на связи", timeout=10_000)
         browser.close()

@@ -112,7 +112,7 @@ class TableComputer:
                                      env={**os.environ, "PYTHONUNBUFFERED": "1"})
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            match = re.search(r"host page: (\S+)", self.log.read_text("utf-8"))
+            match = re.search(r"Страница ведущего: (\S+)", self.log.read_text("utf-8"))
             if match:
                 return match.group(1)
             assert self.proc.poll() is None, self.log.read_text("utf-8")

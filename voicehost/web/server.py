@@ -242,7 +242,7 @@ async def pair(request: web.Request) -> web.StreamResponse:
     cookie = access.use_token(token) if len(token) <= 64 else None
     if cookie is None:
         raise Refusal(401, "token_spent")
-    request.app[OUT].write(f"device paired; a new pairing link for the next device: {request.app[PAIR_URL]()}\n")
+    request.app[OUT].write(request.app[TEXTS_KEY]("term_paired", url=request.app[PAIR_URL]()) + "\n")
     response = web.json_response({"ok": True})
     access.set_cookie(response, cookie)
     return response
@@ -521,9 +521,9 @@ def make_app(live: LiveTable, access: Access, hub: Hub, out: TextIO, pair_url,
     return app
 
 
-def print_pairing(out: TextIO, url: str, pin: str, table_url: str) -> None:
-    out.write(f"host page: {url}\n  (one-time link; or open {url.rsplit('/pair/', 1)[0]}/pin and "
-              f"enter PIN {pin})\ntable view: {table_url}\n")
+def print_pairing(out: TextIO, url: str, pin: str, table_url: str, texts: Texts | None = None) -> None:
+    texts = texts or Texts()
+    out.write(texts("term_pairing", url=url, base=url.rsplit("/pair/", 1)[0], pin=pin, table=table_url) + "\n")
     try:
         import qrcode
 
@@ -581,7 +581,7 @@ async def start_server(live: LiveTable, config, *, lan: bool = False, port: int 
         raise VoicehostError(f"cannot serve the page on {bind}:{port} ({exc.strerror}): "
                              f"choose another with --port") from None
     pump = asyncio.create_task(hub.pump(), name="web-pump")
-    print_pairing(out, pair_url(), access.pin, f"{base}/table")
+    print_pairing(out, pair_url(), access.pin, f"{base}/table", hub.texts)
     return PageServer(runner, pump, access, base)
 
 
