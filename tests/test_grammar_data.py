@@ -38,7 +38,7 @@ def test_committed_numbers_match_their_generator():
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
-        "make_number_words", GRAMMARS.parent / "scripts" / "make_number_words.py")
+        "make_number_words", Path(__file__).resolve().parent.parent / "scripts" / "make_number_words.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     for lang in ("ru", "uk"):

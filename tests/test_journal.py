@@ -10,7 +10,7 @@ from voicehost.cli import main
 from voicehost.errors import InputError
 from voicehost.game.protocol import protocol, snapshot
 from voicehost.journal import replay
-from voicehost.records import load_records
+from tools.records import load_records
 
 
 @pytest.mark.parametrize("name", ["red_wins_by_votes", "fouls_and_removals", "tie_then_lift"])
@@ -20,7 +20,7 @@ def test_simulate_journal_replays_to_the_same_protocol(name, tmp_path, capsys):
                  "--protocol", str(proto)]) == 0
     capsys.readouterr()
     header = json.loads(journal.read_text("utf-8").splitlines()[0])
-    assert header["journal"] == 1 and header["ruleset"] == "4mafia"
+    assert header["journal"] == 2 and header["ruleset"] == "4mafia"
     game, _ = replay(journal)
     assert protocol(game) == json.loads(proto.read_text("utf-8"))
     assert main(["replay", str(journal)]) == 0
@@ -31,7 +31,7 @@ def test_every_entry_has_a_time_and_an_input(tmp_path, capsys):
     journal = tmp_path / "j.jsonl"
     main(["simulate", str(GAMES / "speech_rules.jsonl"), "--journal", str(journal)])
     entries = [json.loads(line) for line in journal.read_text("utf-8").splitlines()[1:]]
-    assert entries and all(set(e) == {"t", "event"} for e in entries)
+    assert entries and all(set(e) == {"t", "event", "h"} for e in entries)
     times = [e["t"] for e in entries]
     assert times == sorted(times)
 
@@ -63,7 +63,7 @@ def test_journal_keeps_the_tables_own_rules(tmp_path, capsys):
 
 
 def test_real_game_journal_replays(tmp_path, capsys):
-    from voicehost.records import convert
+    from tools.records import convert
     from tests.conftest import realgames_dir
 
     record = load_records(realgames_dir() / "polemica-library_games.json")[0]

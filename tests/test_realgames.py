@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import realgames_dir
 from voicehost.cli import main
-from voicehost.records import convert, load_records, voters_by_day
+from tools.records import convert, load_records, voters_by_day
 
 FILES = sorted(realgames_dir().glob("*.json"))
 RECORDS = [record for path in FILES for record in load_records(path)]

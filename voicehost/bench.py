@@ -1,8 +1,8 @@
 """Benchmarks that print figures (never timed tests): `voicehost bench core`."""
 from __future__ import annotations
 
-import json
 import statistics
+import sys
 import time
 
 from pathlib import Path
@@ -11,7 +11,7 @@ from voicehost.paths import ROOT
 from voicehost.phrases.grammar import load_grammar
 from voicehost.phrases.listener import SpeechListener, StaticContext
 from voicehost.phrases.words import Word
-from voicehost.rules import parse_set, rules_for
+from voicehost.rules import rules_for
 
 SPEECH = ("коллеги я мирный житель и хочу сказать что седьмой игрок вёл себя странно "
           "господин ведущий выставленные игроки выставляю на голосование кандидатуру игрока "
@@ -43,38 +43,14 @@ def phrase_rules(words: int = 50_000) -> dict[str, float]:
             "mean_us": statistics.fmean(timings)}
 
 
-def _scripts() -> list[tuple[list[tuple[int, str]], object]]:
-    from voicehost.records import convert, load_records
-
-    scripts = []
-    for path in sorted((ROOT / "tests" / "games").glob("*.jsonl")):
-        expect = json.loads(path.with_suffix(".expect.json").read_text("utf-8"))
-        args = expect["args"]
-        ruleset = args[args.index("--ruleset") + 1] if "--ruleset" in args else "4mafia"
-        sets = parse_set([args[i + 1] for i, arg in enumerate(args) if arg == "--set"])
-        lines = path.read_text("utf-8").splitlines()
-        scripts.append((list(enumerate(lines, 1)), rules_for(ruleset, sets or None)))
-    realgames = ROOT.parent / "shared" / "realgames"
-    for path in sorted(realgames.glob("*.json")) if realgames.is_dir() else []:
-        for record in load_records(path):
-            if record.complete:
-                lines = [json.dumps(line, ensure_ascii=False) for line in convert(record).script]
-                scripts.append((list(enumerate(lines, 1)), rules_for("fiim", record.options)))
-    return scripts
-
-
 def games(seconds: float = 3.0) -> dict[str, float]:
-    """Whole simulated games per second: the game scripts and the real recorded games."""
-    from voicehost.simulate import simulate
+    """Whole simulated games per second; the scripts are read by tools/bench_core.py
+    (tests/games and the recorded games live in the source checkout, not the package)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from tools.bench_core import games as play_games
 
-    scripts = _scripts()
-    played, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for lines, rules in scripts:
-            simulate(lines, rules, "bench")
-            played += 1
-    elapsed = time.perf_counter() - start
-    return {"games": played, "distinct": len(scripts), "games_per_s": played / elapsed}
+    return play_games(seconds)
 
 
 def core() -> None:
@@ -167,8 +143,8 @@ def _word_lag(model, clip) -> list[float]:
     from voicehost.session import chunks_of
 
     recognizer = VoskRecognizer(model)
-    game = Moderator(rules_for("4mafia", {"mafia_meet_seconds": 0.0, "don_seconds": 0.0,
-                                          "sheriff_seconds": 0.0, "speech_seconds": 3600.0}))
+    game = Moderator(rules_for("4mafia", {"mafia_meet_seconds": 0.001, "don_seconds": 0.001,
+                                          "sheriff_seconds": 0.001, "speech_seconds": 3600.0}))
     clock = GameClock()
     live = LiveTable(Table(game), clock)
     live.apply(parse_event({"type": "setup", "roles": {

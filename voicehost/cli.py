@@ -2,17 +2,22 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib.util
 import json
+import math
 import os
+import stat
+import struct
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
 from voicehost import __version__
-from voicehost.config import load_config
+from voicehost.config import load_settings
 from voicehost.errors import InputError, VoicehostError
-from voicehost.rules import parse_set, preset_names
+from voicehost.rules import preset_names
 
 
 class _Parser(argparse.ArgumentParser):
@@ -25,7 +30,7 @@ def _seats(text: str) -> list[int]:
     for part in text.replace(" ", "").split(","):
         if not part:
             continue
-        if not part.isdigit() or not 1 <= int(part) <= 10:
+        if not part.isascii() or not part.isdigit() or len(part) > 2 or not 1 <= int(part) <= 10:
             raise argparse.ArgumentTypeError(f"{part!r} is not a seat 1..10")
         seats.append(int(part))
     return seats
@@ -43,9 +48,15 @@ def _seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 seconds")
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a finite number of seconds above 0")
     return value
+
+
+def _port(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or len(text) > 5 or not 0 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port 0..65535")
+    return int(text)
 
 
 def _rules_args(parser: argparse.ArgumentParser) -> None:
@@ -53,11 +64,13 @@ def _rules_args(parser: argparse.ArgumentParser) -> None:
                         help="ruleset preset (default: the config's, else 4mafia)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override one ruleset option, e.g. first_day_vote=none")
-    parser.add_argument("--config", type=Path, default=None, help="a config.toml to read")
+    parser.add_argument("--config", type=Path, default=None,
+                        help="a config.toml to read (default: config.toml in the project folder, if any)")
 
 
-def _rules(args: argparse.Namespace, config=None):
-    return (config or load_config(args.config)).rules(args.ruleset, parse_set(args.overrides))
+def _rules(args: argparse.Namespace):
+    """Every command reads its settings the same way (config.load_settings)."""
+    return load_settings(args.config, args.ruleset, args.overrides)[1]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--mute", action="store_true", help="print announcements, do not speak them")
     run.add_argument("--serve", action="store_true", help="serve the companion page")
     run.add_argument("--lan", action="store_true", help="serve the page on the LAN address")
-    run.add_argument("--port", type=int, default=None, help="the page's port (default 8765)")
+    run.add_argument("--port", type=_port, default=None, help="the page's port (default 8765)")
     _rules_args(run)
 
     train = sub.add_parser("train", help="practise the nomination phrase")
@@ -111,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--script", type=Path, default=None, metavar="GAME.jsonl")
     serve.add_argument("--journal", type=Path, default=None)
     serve.add_argument("--lan", action="store_true", help="serve on the LAN address")
-    serve.add_argument("--port", type=int, default=None, help="the port (default 8765)")
+    serve.add_argument("--port", type=_port, default=None, help="the port (default 8765)")
     _rules_args(serve)
 
     sub.add_parser("devices", help="list the audio devices")
@@ -122,10 +135,69 @@ def build_parser() -> argparse.ArgumentParser:
     models.add_argument("--voice", default=None, help="which voice: irina (default), denis, dmitri, ruslan")
     models.add_argument("--only", choices=["asr", "voice"], default=None)
 
+    exp = sub.add_parser("export", help="a finished game as a mafiaratings or Polemica record")
+    exp.add_argument("journal", type=Path, metavar="JOURNAL_OR_PROTOCOL")
+    exp.add_argument("--format", required=True, choices=["mafiaratings", "polemica"])
+    exp.add_argument("-o", "--output", type=Path, default=None, metavar="FILE")
+
     rep = sub.add_parser("replay", help="rebuild a game from its journal")
     rep.add_argument("journal", type=Path)
     rep.add_argument("--protocol", type=Path, default=None, metavar="OUT.json")
     return parser
+
+
+# ------------------------------------------------------------ paths, up front
+
+
+def _input_file(path: Path | None, flag: str) -> None:
+    """An input must be a regular file that we may read: a FIFO would hang."""
+    if path is None or str(path) == "-":
+        return
+    what = f"{flag} {path}" if flag else str(path)
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise InputError(f"cannot read {what}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {what}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        raise InputError(f"cannot read {what}: it is a folder, not a file")
+    if not stat.S_ISREG(mode):
+        raise InputError(f"cannot read {what}: not a regular file (a pipe or a device); give a file")
+    if not os.access(path, os.R_OK):
+        raise InputError(f"cannot read {what}: permission denied")
+
+
+def _output_file(path: Path | None, flag: str) -> None:
+    """An output's folder must exist and take files; checked before the game, not after it."""
+    if path is None:
+        return
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError(f"{flag} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f"{flag} {path}: cannot write in the folder {folder}")
+    if path.is_dir():
+        raise InputError(f"{flag} {path}: is a folder; give a file name")
+    if path.exists() and not path.is_file():
+        raise InputError(f"{flag} {path}: not a regular file (a pipe or a device); give a file")
+
+
+def _wav_file(path: Path | None, flag: str) -> None:
+    """A WAV whose header says 0 Hz or 0 channels cannot be played (it divided by zero)."""
+    if path is None:
+        return
+    _input_file(path, flag)
+    import wave
+
+    try:
+        with wave.open(str(path), "rb") as wav:
+            rate, channels, width = wav.getframerate(), wav.getnchannels(), wav.getsampwidth()
+    except (wave.Error, EOFError, OSError, ValueError, struct.error) as exc:
+        raise InputError(f"{flag} {path}: not a PCM WAV file ({' '.join(str(exc).split()) or 'unreadable'})") from None
+    if rate <= 0 or channels <= 0 or width <= 0:
+        raise InputError(f"{flag} {path}: the WAV header says {rate} Hz, {channels} channel(s), "
+                         f"{width * 8}-bit; not playable")
 
 
 def _read_input(name: str | None) -> str:
@@ -140,6 +212,7 @@ def _read_input(name: str | None) -> str:
 
 
 def cmd_check_phrase(args: argparse.Namespace) -> int:
+    _input_file(Path(args.input) if args.input not in (None, "-") else None, "")
     from voicehost.phrases.check import check_speech
     from voicehost.phrases.grammar import load_grammar
     from voicehost.phrases.listener import StaticContext
@@ -181,9 +254,14 @@ def _explain(event: Any, rules: Any) -> str:
 
 def _write_atomic(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -192,44 +270,72 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from voicehost.journal import Journal, Table
     from voicehost.simulate import load_script, simulate
 
-    rules = _rules(args)
     script = None if args.script == "-" else Path(args.script)
+    _input_file(script, "")
+    _output_file(args.protocol, "--protocol")
+    _output_file(args.journal, "--journal")
+    rules = _rules(args)
     events, where = load_script(script, sys.stdin.read() if script is None else None)
     game = new_game(rules)
     journal = None
     if args.journal:
-        fd, tmp = tempfile.mkstemp(dir=args.journal.parent, prefix=f".{args.journal.name}.")
+        fd, tmp = tempfile.mkstemp(dir=args.journal.parent if str(args.journal.parent) else ".",
+                                   prefix=f".{args.journal.name}.")
         os.close(fd)
-        journal = Journal(Path(tmp), rules)
+        try:
+            journal = Journal(Path(tmp), rules)
+        except BaseException:
+            os.unlink(tmp)
+            raise
     try:
         sim = simulate(events, rules, where, Table(game, journal))
-    except VoicehostError:
         if journal:
             journal.close()
-            os.unlink(journal.path)
+            os.replace(journal.path, args.journal)
+    except BaseException:  # a refused line, or anything else: no temp file is left behind
+        if journal:
+            journal.close()
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(journal.path)
         raise
-    if journal:
-        journal.close()
-        os.replace(journal.path, args.journal)
     spoken = sorted((o for o in sim.outputs if o.kind == "say"), key=lambda o: o.t)
-    sys.stdout.write("".join(json.dumps(o.to_json(), ensure_ascii=False) + "\n" for o in spoken))
+    sys.stdout.write("".join(_json_line(o.to_json()) for o in spoken))
     if args.protocol:
         _write_atomic(args.protocol, protocol_text(game))
     return 0
+
+
+def _json_line(data: Any) -> str:
+    """One JSON line; text that cannot be UTF-8 (a lone surrogate) is written escaped."""
+    line = json.dumps(data, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(data)
+    return line + "\n"
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from voicehost.game.protocol import protocol_text
     from voicehost.journal import replay
 
-    if not args.journal.is_file():
-        raise InputError(f"no journal at {args.journal}")
+    _input_file(args.journal, "")
+    _output_file(args.protocol, "--protocol")
     game, _ = replay(args.journal)
     text = protocol_text(game)
     if args.protocol:
         _write_atomic(args.protocol, text)
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from voicehost.export import export_text, load_table
+
+    table, ended = load_table(args.journal)
+    text = export_text(table, args.format, ended)
+    _write_atomic(args.output, text) if args.output else sys.stdout.write(text)
     return 0
 
 
@@ -240,13 +346,35 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _need_extra(extra: str, modules: tuple[str, ...], what: str) -> None:
+    """A missing optional dependency is named with the pip command that brings it."""
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        raise VoicehostError(f"{what} needs the {extra} extra ({', '.join(missing)} is not installed): "
+                             f"pip install 'voicehost[{extra}]'")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    _wav_file(args.audio_file, "--audio-file")
+    _input_file(args.host_script, "--host-script")
+    _input_file(args.resume, "--resume")
+    for flag in ("journal", "record", "protocol"):
+        _output_file(getattr(args, flag), f"--{flag}")
+    if not args.text:
+        _need_extra("live", ("vosk", "pyaudio"), "playing by voice"
+                    + (" from a recording" if args.audio_file else "")
+                    + " (or type the game with --text)")
+    if args.serve or args.lan:
+        _need_extra("web", ("aiohttp", "qrcode"), "the companion page")
     from voicehost import runner
 
     return runner.run(args)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    _input_file(args.script, "--script")
+    _output_file(args.journal, "--journal")
+    _need_extra("web", ("aiohttp", "qrcode"), "the companion page")
     from voicehost import runner
 
     return runner.serve(args)
@@ -302,7 +430,7 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 COMMANDS = {"check-phrase": cmd_check_phrase, "simulate": cmd_simulate, "replay": cmd_replay,
             "bench": cmd_bench, "run": cmd_run, "train": cmd_train, "devices": cmd_devices, "serve": cmd_serve,
-            "models": cmd_models}
+            "models": cmd_models, "export": cmd_export}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -310,8 +438,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args)
     except VoicehostError as exc:
-        message = " ".join(str(exc).split())
-        print(f"voicehost {args.command}: {message}", file=sys.stderr)
+        _say(f"voicehost {args.command}: {' '.join(str(exc).split())}")
         return 2
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # the last resort: one line, never a traceback, the journal untouched
+        if os.environ.get("VOICEHOST_DEBUG"):
+            raise
+        from voicehost.journal import Journal
+
+        kept = [str(p) for p in dict.fromkeys(Journal.opened) if p.is_file() and not p.name.startswith(".")]
+        where = f"; the game's journal is kept at {kept[-1]} (go on with --resume)" if kept else ""
+        detail = " ".join(str(exc).split())[:300]
+        _say(f"voicehost {args.command}: internal error, please report it: "
+             f"{type(exc).__name__}{': ' + detail if detail else ''}{where}")
+        return 70
+
+
+def _say(line: str) -> None:
+    """One line on stderr, whatever the text holds."""
+    try:
+        sys.stderr.write(line + "\n")
+    except UnicodeEncodeError:
+        sys.stderr.write(line.encode("utf-8", "backslashreplace").decode("utf-8") + "\n")
+    sys.stderr.flush()

@@ -1,16 +1,22 @@
 """config.toml: the table's settings, read into frozen dataclasses.
 
-Unknown keys and wrong types are errors that name the key."""
+Every command reads the settings the same way (`load_settings`): the file
+given with --config, else config.toml in the project folder (the checkout, or
+the current folder when installed with pip) if there is one, then the
+ruleset and --set on top. Every value is checked when it is read: unknown
+keys, wrong types, durations that are not finite and above 0, ports outside
+0-65535, grammar and phrasebook names that do not load. Errors name the key
+and the file they come from."""
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import Any, Sequence, get_type_hints
 
+from voicehost import paths
 from voicehost.errors import ConfigError
-from voicehost.paths import ROOT
-from voicehost.rules import RuleOptions, rules_for
+from voicehost.rules import RuleOptions, parse_set, rules_for
+from voicehost.tomlio import coerce, read_toml
 
 
 @dataclass(frozen=True)
@@ -52,22 +58,31 @@ class Config:
     asr: AsrSettings = field(default_factory=AsrSettings)
     tts: TtsSettings = field(default_factory=TtsSettings)
     web: WebSettings = field(default_factory=WebSettings)
+    source: str = ""              # the file these settings came from ("" = the defaults)
 
     def rules(self, name: str | None = None, extra: dict[str, Any] | None = None) -> RuleOptions:
-        rules = rules_for(name or self.ruleset, dict(self.rules_overrides), where="config.toml [rules]")
+        where = f"{self.source} [rules]" if self.source else "[rules]"
+        rules = rules_for(name or self.ruleset, dict(self.rules_overrides), where=where)
         return rules.with_overrides(extra) if extra else rules
 
     def path(self, value: str) -> Path:
         """Relative paths in the config are relative to the project folder."""
         path = Path(value).expanduser()
-        return path if path.is_absolute() else ROOT / path
+        return path if path.is_absolute() else paths.ROOT / path
 
 
 SECTIONS = {"audio": AudioSettings, "asr": AsrSettings, "tts": TtsSettings, "web": WebSettings}
 CHOICES = {("asr", "mode"): ("open", "grammar")}
+# (section, key): (lowest, highest) for numbers
+RANGES: dict[tuple[str, str], tuple[float, float]] = {
+    ("web", "port"): (0, 65535),
+    ("asr", "stable_ms"): (0, 10_000),
+    ("asr", "listen_lag"): (0.0, 30.0),
+    ("tts", "echo_tail"): (0.0, 30.0),
+}
 
 
-def _section(cls: type, data: Any, name: str, where: Path) -> Any:
+def _section(cls: type, data: Any, name: str, where: Path | str) -> Any:
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: [{name}] must be a table")
     hints = get_type_hints(cls)
@@ -75,17 +90,14 @@ def _section(cls: type, data: Any, name: str, where: Path) -> Any:
     for key, value in data.items():
         if key not in hints:
             raise ConfigError(f"{where}: unknown setting '{key}' in [{name}]")
-        hint = hints[key]
-        if hint is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if hint == tuple[str, ...] and isinstance(value, list) and all(isinstance(v, str) for v in value):
-            value = tuple(value)
-        if (isinstance(value, bool) and hint is not bool) or not isinstance(
-                value, hint if isinstance(hint, type) else tuple):
-            raise ConfigError(f"{where}: [{name}] '{key}' must be {getattr(hint, '__name__', hint)}, "
-                              f"got {value!r}")
+        value = coerce(value, hints[key], f"{where}: [{name}] '{key}'")
         if (name, key) in CHOICES and value not in CHOICES[(name, key)]:
-            raise ConfigError(f"{where}: [{name}] '{key}' must be one of {', '.join(CHOICES[(name, key)])}")
+            raise ConfigError(f"{where}: [{name}] '{key}' must be one of {', '.join(CHOICES[(name, key)])}, "
+                              f"got {value!r}")
+        if (name, key) in RANGES:
+            low, high = RANGES[(name, key)]
+            if not low <= value <= high:
+                raise ConfigError(f"{where}: [{name}] '{key}' must be from {low:g} to {high:g}, got {value!r}")
         values[key] = value
     return cls(**values)
 
@@ -93,12 +105,7 @@ def _section(cls: type, data: Any, name: str, where: Path) -> Any:
 def load_config(path: Path | None) -> Config:
     if path is None:
         return Config()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"no config file at {path}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    data = read_toml(path)
     known = {"ruleset", "journal_dir", "rules", *SECTIONS}
     unknown = sorted(set(data) - known)
     if unknown:
@@ -111,14 +118,27 @@ def load_config(path: Path | None) -> Config:
         raise ConfigError(f"{path}: [rules] must be a table")
     sections = {name: _section(cls, data.get(name, {}), name, path) for name, cls in SECTIONS.items()}
     config = Config(data.get("ruleset", "4mafia"), data.get("journal_dir", "journals"),
-                    tuple(overrides.items()), **sections)
-    config.rules()  # every rules key and type is checked now, not mid-game
+                    tuple(overrides.items()), **sections, source=str(path))
+    try:
+        config.rules()  # every rules key and type is checked now, not mid-game
+    except ConfigError as exc:
+        message = str(exc)
+        raise ConfigError(message if str(path) in message else f"{path}: {message}") from None
     return config
 
 
 def default_config_path() -> Path | None:
-    path = ROOT / "config.toml"
+    """config.toml in the project folder, if there is one."""
+    path = paths.ROOT / "config.toml"
     return path if path.is_file() else None
 
 
-__all__ = ["Config", "load_config", "default_config_path"]
+def load_settings(config: Path | None, ruleset: str | None = None,
+                  overrides: Sequence[str] = ()) -> tuple[Config, RuleOptions]:
+    """The one settings loader of every command: the config file, then the
+    ruleset and `--set KEY=VALUE` pairs on top."""
+    settings = load_config(config if config is not None else default_config_path())
+    return settings, settings.rules(ruleset, parse_set(list(overrides)))
+
+
+__all__ = ["Config", "load_config", "load_settings", "default_config_path"]

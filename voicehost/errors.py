@@ -30,3 +30,13 @@ class GameError(VoicehostError):
         self.event = event
         where = f" (phase: {phase})" if phase else ""
         super().__init__(f"{message}{where}")
+
+
+class JournalError(InputError):
+    """A journal that cannot be used: held by another table, damaged, edited."""
+
+
+class JournalWriteError(JournalError):
+    """Writing the journal failed (disk full, read-only, deleted, closed).
+
+    The game must stop taking inputs: it would otherwise go on unrecorded."""

@@ -1,42 +1,283 @@
 """The journal: every input the moderator receives, with its time, one JSON
 object per line. Replaying it rebuilds the identical game; the live loop
-writes it with an fsync per input so a crash loses nothing."""
+writes it with an fsync per input so a crash loses nothing.
+
+Each line carries "h", a short hash of the previous line's hash and its own
+content (the header starts the chain), so an edited, dropped or inserted line
+is reported with its number instead of replaying as another game. The file
+is read as bytes and split only on b"\\n"; a tail that cannot be decoded or
+parsed is what a crash mid-write leaves (a torn line, or garbage): it is
+ignored, and cut off before a resumed game appends. Only inputs are
+journaled, plus a clock mark where a timer fired: the moderator's timers are
+deadlines, so the inputs and those marks replay the same game. One table at
+a time holds a journal (an exclusive lock); a write that fails raises
+`JournalWriteError` and the table takes no more inputs."""
 from __future__ import annotations
 
+import errno
+import fcntl
+import hashlib
 import json
+import math
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from voicehost.errors import GameError, InputError, VoicehostError
+from voicehost.errors import GameError, InputError, JournalError, JournalWriteError, VoicehostError
 from voicehost.game.events import Event, event_to_json, parse_event
-from voicehost.game.moderator import Moderator, new_game
 from voicehost.game.model import Output
+from voicehost.game.moderator import Moderator, new_game
 from voicehost.rules import RuleOptions, rules_for
 
-VERSION = 1
+VERSION = 2
+HASH_CHARS = 12
+
+
+def _canonical(entry: dict[str, Any]) -> str:
+    return json.dumps(entry, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+
+
+def entry_hash(previous: str, entry: dict[str, Any]) -> str:
+    """The chained check of one line: its content and the line before it."""
+    return hashlib.sha256(f"{previous}\n{_canonical(entry)}".encode("ascii")).hexdigest()[:HASH_CHARS]
+
+
+def _line(previous: str, entry: dict[str, Any]) -> tuple[bytes, str]:
+    digest = entry_hash(previous, entry)
+    full = {**entry, "h": digest}
+    text = json.dumps(full, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: escaped, it is still the same JSON
+        data = json.dumps(full, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    return data + b"\n", digest
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number")
+
+
+# ------------------------------------------------------------------ reading
+
+
+@dataclass
+class Scan:
+    """What a journal file holds: its checked lines, and where its good part ends."""
+
+    path: Path
+    header: dict[str, Any]
+    entries: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (line number, entry)
+    last_hash: str = ""
+    end: int = 0          # bytes of the good part; anything after it is a torn tail
+    torn: int = 0         # bytes in the torn tail
+
+
+def _parse(raw: bytes) -> dict[str, Any] | None:
+    """One line as a JSON object, or None when it cannot be read at all."""
+    try:
+        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def scan_bytes(path: Path, data: bytes) -> Scan:
+    """Check the chain of every line; raise naming the first line that was changed."""
+    lines = data.split(b"\n")
+    complete, fragment = lines[:-1], lines[-1]   # the fragment has no newline: torn
+    parsed = [_parse(raw) for raw in complete]
+    readable = len(parsed)
+    while readable and parsed[readable - 1] is None:
+        readable -= 1     # an unreadable tail (torn write, appended garbage) is not the game
+    if readable == 0:
+        if data.strip():
+            raise JournalError(f"{path}:1: not a voicehost journal (no readable header)")
+        raise JournalError(f"{path}: the journal is empty")
+    scan: Scan | None = None
+    previous = ""
+    offset = 0
+    for index in range(readable):
+        number = index + 1
+        entry = parsed[index]
+        if entry is None:
+            raise JournalError(f"{path}:{number}: not a journal entry (damaged line)")
+        entry = dict(entry)
+        digest = entry.pop("h", None)
+        if number == 1:
+            if entry.get("journal") != VERSION:
+                found = entry.get("journal")
+                what = f"version {found}, this voicehost reads {VERSION}" if isinstance(found, int) else \
+                    f"version {VERSION}"
+                raise JournalError(f"{path}:1: not a voicehost journal ({what})")
+        if digest != entry_hash(previous, entry):
+            raise JournalError(f"{path}:{number}: the journal was changed here (its check does not match); "
+                               f"it would replay a different game")
+        previous = digest
+        if number == 1:
+            scan = Scan(path, entry)
+        else:
+            assert scan is not None
+            scan.entries.append((number, entry))
+        offset += len(complete[index]) + 1
+    assert scan is not None
+    scan.last_hash = previous
+    scan.end = offset
+    scan.torn = len(data) - offset
+    return scan
+
+
+def scan_file(path: Path) -> Scan:
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError:
+        raise JournalError(f"{path} is a folder, not a journal") from None
+    except FileNotFoundError:
+        raise JournalError(f"no journal at {path}") from None
+    except OSError as exc:
+        raise JournalError(f"cannot read the journal {path}: {exc.strerror or exc}") from None
+    return scan_bytes(path, data)
+
+
+def _header_rules(header: dict[str, Any], where: str) -> RuleOptions:
+    rules = header.get("rules", {})
+    if not isinstance(rules, dict):
+        raise JournalError(f"{where}: the header's rules are not a table")
+    rules = dict(rules)
+    name = rules.pop("name", header.get("ruleset", "4mafia"))
+    if not isinstance(name, str):
+        raise JournalError(f"{where}: the header's ruleset is not a name")
+    return rules_for(name, rules, where=f"{where} header")
+
+
+def _entry(number: int, entry: dict[str, Any], where: Path) -> tuple[float, dict[str, Any]]:
+    t, event = entry.get("t"), entry.get("event")
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) \
+            or not isinstance(event, dict) or set(entry) != {"t", "event"}:
+        raise JournalError(f"{where}:{number}: not a journal entry")
+    return float(t), event
+
+
+# ------------------------------------------------------------------ writing
 
 
 class Journal:
-    def __init__(self, path: Path, rules: RuleOptions, *, fsync: bool = False, resume: bool = False):
-        self.path = path
+    """An open journal: locked for this table alone, written line by line.
+
+    `resume=True` goes on with an existing journal: its chain is checked, and a
+    torn tail is cut off first, so the next line starts on a line of its own."""
+
+    opened: list[Path] = []   # every journal this process opened: the last-resort handler names it
+
+    def __init__(self, path: Path, rules: RuleOptions | None = None, *, fsync: bool = False,
+                 resume: bool = False) -> None:
+        self.path = Path(path)
+        Journal.opened.append(self.path)
         self.fsync = fsync
-        self._file: IO[str] = open(path, "a" if resume else "w", encoding="utf-8")
-        if not resume:
-            self._write({"journal": VERSION, "ruleset": rules.name, "rules": rules.to_json()})
+        self.failed: JournalWriteError | None = None
+        self.cut = 0             # bytes of a torn tail cut off on resume
+        self._previous = ""
+        self._fd: int | None = None
+        if self.path.exists() and not self.path.is_file():
+            raise JournalError(f"{self.path} is not a regular file; a journal must be one")
+        flags = os.O_RDWR | (0 if resume else os.O_CREAT) | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(self.path, flags, 0o644)
+        except FileNotFoundError:
+            raise JournalError(f"no journal at {self.path}") from None
+        except OSError as exc:
+            raise JournalWriteError(f"cannot open the journal {self.path}: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise JournalError(f"{self.path} is in use by another voicehost table; "
+                                   f"only one may go on with a game") from None
+            raise JournalWriteError(f"cannot lock the journal {self.path}: {exc.strerror or exc}") from None
+        self._fd = fd
+        try:
+            if resume:
+                self._open_existing()
+            else:
+                if os.fstat(fd).st_size:
+                    raise JournalError(f"{self.path} already holds a game: go on with it with --resume, "
+                                       f"or journal this one to another file")
+                if rules is None:
+                    raise ValueError("a new journal needs the rules")
+                self._write({"journal": VERSION, "ruleset": rules.name, "rules": rules.to_json()})
+        except BaseException:
+            self.close()
+            raise
+
+    def _open_existing(self) -> None:
+        assert self._fd is not None
+        size = os.fstat(self._fd).st_size
+        chunks = []
+        while sum(map(len, chunks)) < size:
+            chunk = os.pread(self._fd, size, sum(map(len, chunks)))
+            if not chunk:
+                break
+            chunks.append(chunk)
+        scan = scan_bytes(self.path, b"".join(chunks))
+        self._previous = scan.last_hash
+        if scan.torn:
+            try:
+                os.ftruncate(self._fd, scan.end)
+                os.fsync(self._fd)
+            except OSError as exc:
+                raise JournalWriteError(f"cannot cut the torn tail off the journal {self.path}: "
+                                        f"{exc.strerror or exc}") from None
+            self.cut = scan.torn
+        os.lseek(self._fd, 0, os.SEEK_END)
 
     def write_entry(self, t: float, event: dict[str, Any]) -> None:
-        """An input applied at time t ({"type": "tick"}: the clock alone)."""
+        """An input applied at time t ({"type": "tick"}: the clock, where a timer fired)."""
         self._write({"t": t, "event": event})
 
+    def check(self) -> None:
+        """Raise the write failure, if there was one: the table must stop."""
+        if self.failed is not None:
+            raise self.failed
+        if self._fd is None:
+            raise JournalWriteError(f"the journal {self.path} is closed; the game takes no more inputs")
+
     def _write(self, entry: dict[str, Any]) -> None:
-        self._file.write(json.dumps(entry, ensure_ascii=False) + "\n")
-        self._file.flush()
-        if self.fsync:
-            os.fsync(self._file.fileno())
+        self.check()
+        assert self._fd is not None
+        try:
+            data, digest = _line(self._previous, entry)
+        except ValueError as exc:  # not finite: never written, never replayed
+            raise InputError(f"cannot journal this input: {exc}") from None
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+            if self.fsync:
+                os.fsync(self._fd)
+            if os.fstat(self._fd).st_nlink == 0:
+                raise OSError(errno.ENOENT, "the journal file was deleted")
+        except OSError as exc:
+            self.failed = JournalWriteError(
+                f"cannot write the journal {self.path}: {exc.strerror or exc}; "
+                f"the game takes no more inputs (it stands recorded up to the last accepted one)")
+            raise self.failed from None
+        self._previous = digest
 
     def close(self) -> None:
-        self._file.close()
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            try:
+                os.close(fd)  # releases the lock
+            except OSError:
+                pass
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
 
 HOST_INPUTS = frozenset({"votes", "lift_votes", "shot", "don_check", "sheriff_check", "best_move",
@@ -48,7 +289,8 @@ HOST_INPUTS = frozenset({"votes", "lift_votes", "shot", "don_check", "sheriff_ch
 class Table:
     """A moderator and its journal: inputs are journaled once they are accepted.
 
-    Keeps the accepted inputs in memory too, so the host can undo the last one."""
+    Keeps the accepted inputs in memory too, so the host can undo the last one.
+    Once a journal write failed, every input is refused with that failure."""
 
     def __init__(self, game: Moderator, journal: Journal | None = None,
                  entries: list[tuple[float, dict[str, Any]]] | None = None) -> None:
@@ -56,36 +298,51 @@ class Table:
         self.journal = journal
         self.entries: list[tuple[float, dict[str, Any]]] = entries if entries is not None else []
 
+    def _check(self) -> None:
+        if self.journal is not None:
+            self.journal.check()
+
     def apply(self, event: Event, now: float) -> list[Output]:
+        self._check()
         outputs = self.game.handle(event, now)
         self._record(now, event_to_json(event))
         return outputs
 
     def advance(self, now: float) -> list[Output]:
-        before = (self.game.now, self.game.fired)
+        """Let time pass; journaled only when a timer fired (replay needs just that)."""
+        fired = self.game.fired
+        if self.journal is not None and self.journal.failed is not None:
+            raise self.journal.failed
         outputs = self.game.advance(now)
-        if (self.game.now, self.game.fired) != before:
+        if self.game.fired != fired:
             self._record(self.game.now, {"type": "tick"})
         return outputs
 
     def undo(self, now: float) -> dict[str, Any]:
         """Take back the last host input: the game is rebuilt without it."""
+        self._check()
         index = last_host_input(self.entries)
         if index is None:
             raise GameError("there is no host input to undo", phase=self.game.where())
         undone = self.entries[index][1]
         kept = self.entries[:index] + self.entries[index + 1:]
-        self.game = rebuild(self.game.rules, kept)
-        self.entries = kept
-        self.game.advance(max(now, self.game.now))
+        t = max(now, self.game.now)
+        game = rebuild(self.game.rules, kept)
+        game.advance(t)
         if self.journal:
-            self.journal.write_entry(max(now, self.game.now), {"type": "undo"})
+            self.journal.write_entry(t, {"type": "undo"})
+        self.game = game
+        self.entries = kept
         return undone
 
     def _record(self, t: float, event: dict[str, Any]) -> None:
         self.entries.append((t, event))
         if self.journal:
             self.journal.write_entry(t, event)
+
+    def close(self) -> None:
+        if self.journal is not None:
+            self.journal.close()
 
 
 def last_host_input(entries: list[tuple[float, dict[str, Any]]]) -> int | None:
@@ -112,39 +369,19 @@ def rebuild(rules: RuleOptions, entries: list[tuple[float, dict[str, Any]]]) -> 
     return game
 
 
-def _header_rules(header: Any, where: str) -> RuleOptions:
-    if not isinstance(header, dict) or header.get("journal") != VERSION:
-        raise InputError(f"{where}: not a voicehost journal (version {VERSION})")
-    rules = dict(header.get("rules", {}))
-    name = rules.pop("name", header.get("ruleset", "4mafia"))
-    return rules_for(name, rules, where=f"{where} header")
-
-
 def replay(path: Path) -> tuple[Moderator, list[Output]]:
     game, outputs, _ = replay_entries(path)
     return game, outputs
 
 
-def replay_entries(path: Path) -> tuple[Moderator, list[Output], list[tuple[float, dict[str, Any]]]]:
-    """Rebuild the game a journal describes; a torn last line (a crash mid-write) is dropped."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    if not lines:
-        raise InputError(f"{path}: the journal is empty")
-    try:
-        rules = _header_rules(json.loads(lines[0]), f"{path}:1")
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:1: not JSON ({exc.msg})") from None
+def replay_scan(scan: Scan) -> tuple[Moderator, list[Output], list[tuple[float, dict[str, Any]]]]:
+    path = scan.path
+    rules = _header_rules(scan.header, f"{path}:1")
     game = new_game(rules)
     outputs: list[Output] = []
     entries: list[tuple[float, dict[str, Any]]] = []
-    for number, line in enumerate(lines[1:], start=2):
-        try:
-            entry = json.loads(line)
-            t, event = float(entry["t"]), entry["event"]
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-            if number == len(lines):
-                break
-            raise InputError(f"{path}:{number}: not a journal entry") from None
+    for number, raw in scan.entries:
+        t, event = _entry(number, raw, path)
         if event.get("type") == "undo":
             index = last_host_input(entries)
             if index is not None:
@@ -155,6 +392,25 @@ def replay_entries(path: Path) -> tuple[Moderator, list[Output], list[tuple[floa
         try:
             outputs += _apply_entry(game, t, event)
         except VoicehostError as exc:
-            raise InputError(f"{path}:{number}: {exc}") from None
+            raise JournalError(f"{path}:{number}: {' '.join(str(exc).split())}") from None
         entries.append((t, event))
     return game, outputs, entries
+
+
+def replay_entries(path: Path) -> tuple[Moderator, list[Output], list[tuple[float, dict[str, Any]]]]:
+    """Rebuild the game a journal describes; a torn tail (a crash mid-write) is left out."""
+    return replay_scan(scan_file(Path(path)))
+
+
+def resume_table(path: Path, *, fsync: bool = True) -> tuple[Table, list[Output], Journal]:
+    """Lock a journal, cut a torn tail, and rebuild its game, ready to go on.
+
+    The lock is taken before the file is read, so a second table is refused
+    before it could read a journal that the first is still writing."""
+    journal = Journal(path, fsync=fsync, resume=True)
+    try:
+        game, outputs, entries = replay_entries(path)
+    except BaseException:
+        journal.close()
+        raise
+    return Table(game, journal, entries), outputs, journal

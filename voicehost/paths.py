@@ -1,10 +1,15 @@
-"""Where the committed data lives: next to the package in a checkout."""
+"""Where things live. The phrase data (grammars, number words, phrasebooks)
+and the ruleset presets ship inside the package, so a plain `pip install`
+runs; the table's own files (config.toml, models/, journals/) live in the
+checkout when run from one, else in the current folder (or VOICEHOST_ROOT)."""
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-ROOT = Path(os.environ.get("VOICEHOST_ROOT", Path(__file__).resolve().parent.parent))
-GRAMMARS = ROOT / "grammars"
+PACKAGE = Path(__file__).resolve().parent
+CHECKOUT = PACKAGE.parent if (PACKAGE.parent / "pyproject.toml").is_file() else None
+ROOT = Path(os.environ.get("VOICEHOST_ROOT") or CHECKOUT or Path.cwd())
+GRAMMARS = PACKAGE / "grammars"
 MODELS = ROOT / "models"
-PRESETS = Path(__file__).resolve().parent / "rules" / "presets.toml"
+PRESETS = PACKAGE / "rules" / "presets.toml"

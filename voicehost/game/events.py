@@ -72,7 +72,15 @@ class Control:
     type: str
 
 
-Event = Setup | Heard | Speech | Votes | LiftVotes | SeatEvent | BestMove | Control | Candidates
+@dataclass(frozen=True)
+class Names:
+    """Players' names the host entered, seat -> name ("" takes a name back); the
+    game itself goes by seat numbers, the rating-platform exports use the names."""
+
+    names: dict[int, str]
+
+
+Event = Setup | Heard | Speech | Votes | LiftVotes | SeatEvent | BestMove | Control | Candidates | Names
 
 SEAT_EVENTS = ("shot", "don_check", "sheriff_check", "foul", "unfoul", "disqualify", "leave_table",
                "best_player", "worst_player", "heal", "visit", "commissar_check", "maniac_kill")
@@ -81,8 +89,9 @@ CONTROLS = ("pause", "resume", "next")
 NULLABLE = ("shot", "heal", "visit", "commissar_check", "maniac_kill")
 # Inputs that apply where the game stands, without advancing it (simulate).
 IMMEDIATE = ("foul", "unfoul", "disqualify", "leave_table")
-EVENT_TYPES = ("setup", "word", "speech", "votes", "lift_votes", "best_move", "candidates") + SEAT_EVENTS \
-    + CONTROLS
+EVENT_TYPES = ("setup", "word", "speech", "votes", "lift_votes", "best_move", "candidates", "names") \
+    + SEAT_EVENTS + CONTROLS
+NAME_LENGTH = 40
 
 
 def _seat(value: Any, what: str, *, allow_null: bool = False, seats: int = len(SEATS)) -> int | None:
@@ -113,6 +122,19 @@ def _roles(value: Any, seats: int) -> dict[int, str]:
     return roles
 
 
+def _names(value: Any, size: int) -> dict[int, str]:
+    if not isinstance(value, dict) or not value:
+        raise InputError(f"names 'names' must map seats 1..{size} to names")
+    names: dict[int, str] = {}
+    for key, name in value.items():
+        seat = _seat(key, f"names seat {key!r}", seats=size)
+        if not isinstance(name, str) or not name.isprintable() or len(name.strip()) > NAME_LENGTH:
+            raise InputError(f"names seat {seat}: a name must be one line of at most {NAME_LENGTH} "
+                             f"characters, got {name!r}")
+        names[seat] = name.strip()
+    return names
+
+
 def parse_event(data: Any, size: int = len(SEATS)) -> Event:
     """One input from its JSON form; `size` is the table's last seat (10, or up to 11 in city)."""
     if not isinstance(data, dict):
@@ -125,6 +147,8 @@ def parse_event(data: Any, size: int = len(SEATS)) -> Event:
 
     if kind == "setup":
         return Setup(_roles(data.get("roles"), size))
+    if kind == "names":
+        return Names(_names(data.get("names"), size))
     if kind == "candidates":
         chosen = data.get("seats")
         if not isinstance(chosen, list):
@@ -161,6 +185,8 @@ def event_to_json(event: Event) -> dict[str, Any]:
         return {"type": "setup", "roles": {str(s): r for s, r in sorted(event.roles.items())}}
     if isinstance(event, Candidates):
         return {"type": "candidates", "seats": list(event.seats)}
+    if isinstance(event, Names):
+        return {"type": "names", "names": {str(s): n for s, n in sorted(event.names.items())}}
     if isinstance(event, Heard):
         return {"type": "word", **event.word.to_json()}
     if isinstance(event, Speech):

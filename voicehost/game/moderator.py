@@ -22,6 +22,7 @@ from voicehost.game.events import (
     Event,
     Heard,
     LiftVotes,
+    Names,
     SeatEvent,
     Setup,
     Speech,
@@ -164,6 +165,7 @@ class Moderator:
         self.best_player: int | None = None
         self.worst_player: int | None = None
         self.winner: str | None = None
+        self.names: dict[int, str] = {}
 
     # ----------------------------------------------------------------- driving
 
@@ -173,6 +175,10 @@ class Moderator:
         if isinstance(event, Heard):
             self._advance(now)
             self._hear(event.word)
+            return self.outputs[mark:]
+        if isinstance(event, Names):  # any time, even before the deal or after the end
+            self._advance(now)
+            self.names = {s: n for s, n in {**self.names, **event.names}.items() if n}
             return self.outputs[mark:]
         self.precheck(event)
         self._advance(now)
@@ -255,6 +261,8 @@ class Moderator:
 
     def precheck(self, event: Event) -> None:
         """Refuse, before anything moves, an input that can never fit."""
+        if isinstance(event, Names):
+            return
         if isinstance(event, Setup):
             if self.phase is not Phase.SETUP:
                 raise self.error("the game is already set up", event)

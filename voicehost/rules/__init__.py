@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, get_type_hints
 
-from voicehost.errors import ConfigError, DataError
+from voicehost.errors import ConfigError, DataError, VoicehostError
 from voicehost.paths import PRESETS
+from voicehost.tomlio import coerce, read_toml
 
 CHOICES: dict[str, tuple[str, ...]] = {
     "game": ("sports", "city"),
@@ -55,7 +57,9 @@ class RuleOptions:
     no_revote_at_alive: int
 
     def with_overrides(self, overrides: dict[str, Any], where: str = "--set") -> RuleOptions:
-        return dataclasses.replace(self, **_checked(overrides, where))
+        rules = dataclasses.replace(self, **_checked(overrides, where))
+        check_data(rules.grammar, rules.phrasebook, where)
+        return rules
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -64,37 +68,40 @@ class RuleOptions:
 
 
 _HINTS = get_type_hints(RuleOptions)
+REFERENCE_PHRASEBOOK = "phrasebook.ru"   # the complete one: every other has its keys
 KEYS = tuple(f.name for f in dataclasses.fields(RuleOptions) if f.name != "name")
 
 
-def _type_name(hint: Any) -> str:
-    return {bool: "true or false", int: "a whole number", float: "a number", str: "text"}.get(
-        hint, "a list of words"
-    )
+# Durations that may be 0: it turns the announcement off.
+MAY_BE_ZERO = frozenset({"warning_seconds"})
+# Seconds must stay below this: a day of speech is already absurd, and a
+# larger value (1e300) would make every deadline sum lose its precision.
+MAX_SECONDS = 86400.0
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 def _coerce(key: str, value: Any, where: str) -> Any:
     hint = _HINTS[key]
-    ok = {
-        bool: isinstance(value, bool),
-        int: isinstance(value, int) and not isinstance(value, bool),
-        float: isinstance(value, (int, float)) and not isinstance(value, bool),
-        str: isinstance(value, str),
-    }.get(hint)
-    if ok is None:  # tuple[str, ...]
-        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
-        value = tuple(value) if ok else value
-    if not ok:
-        raise ConfigError(f"{where}: '{key}' must be {_type_name(hint)}, got {value!r}")
+    value = coerce(value, hint, f"{where}: '{key}'")
     if hint is float:
-        value = float(value)
-        if value < 0:
-            raise ConfigError(f"{where}: '{key}' must not be negative, got {value}")
+        if key in MAY_BE_ZERO and not 0 <= value <= MAX_SECONDS:
+            raise ConfigError(f"{where}: '{key}' must be 0 (off) or a number of seconds up to "
+                              f"{MAX_SECONDS:g}, got {value}")
+        if key not in MAY_BE_ZERO and not 0 < value <= MAX_SECONDS:
+            raise ConfigError(f"{where}: '{key}' must be more than 0 seconds and at most "
+                              f"{MAX_SECONDS:g}, got {value}")
+    if hint is int and not 0 <= value <= 100:
+        raise ConfigError(f"{where}: '{key}' must be a whole number from 0 to 100, got {value}")
+    if key in ("grammar", "phrasebook", "language") and not NAME.match(value):
+        raise ConfigError(f"{where}: '{key}' must be a plain name (letters, digits, '.', '-', '_'), "
+                          f"got {value!r}")
     if key == "confirmation":
         try:
             value.format(seat=7)
-        except (KeyError, IndexError, ValueError):
+        except (KeyError, IndexError, ValueError, AttributeError):
             raise ConfigError(f"{where}: 'confirmation' may use only {{seat}}, got {value!r}") from None
+    if key == "required_fillers" and any(not w.strip() for w in value):
+        raise ConfigError(f"{where}: 'required_fillers' must be words, got {list(value)!r}")
     if key in CHOICES and value not in CHOICES[key]:
         raise ConfigError(f"{where}: '{key}' must be one of {', '.join(CHOICES[key])}, got {value!r}")
     return value
@@ -111,11 +118,7 @@ def _checked(values: dict[str, Any], where: str) -> dict[str, Any]:
 
 @lru_cache(maxsize=1)
 def _presets() -> dict[str, dict[str, Any]]:
-    try:
-        data = tomllib.loads(PRESETS.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise DataError(f"{PRESETS}: {exc}") from exc
-    return data
+    return read_toml(PRESETS, "ruleset presets file", DataError)
 
 
 def preset_names() -> list[str]:
@@ -145,17 +148,45 @@ def parse_set(pairs: list[str]) -> dict[str, Any]:
             raise ConfigError(f"--set: unknown rules setting '{key}'")
         try:
             value = tomllib.loads(f"v = {raw}")["v"]
-        except tomllib.TOMLDecodeError:
+        except (tomllib.TOMLDecodeError, RecursionError):
             value = raw
-        if _HINTS[key] is tuple[str, ...] and isinstance(value, str):
+        if _HINTS[key] == tuple[str, ...] and isinstance(value, str):
             value = [w for w in value.replace(",", " ").split() if w]
         out[key] = value
     return out
 
 
 def rules_for(name: str, overrides: dict[str, Any] | None = None, where: str = "--set") -> RuleOptions:
+    if not isinstance(name, str):
+        raise ConfigError(f"{where}: the ruleset must be a name, got {name!r}")
     rules = load_preset(name)
-    return rules.with_overrides(overrides, where) if overrides else rules
+    if overrides:
+        return rules.with_overrides(overrides, where)
+    check_data(rules.grammar, rules.phrasebook, f"{PRESETS} [{name}]")
+    return rules
+
+
+@lru_cache(maxsize=32)
+def check_data(grammar: str, phrasebook: str, where: str = "--set") -> None:
+    """The grammar and the phrasebook the rules name load, and the phrasebook
+    has every sentence the game may say: a wrong name fails now, not mid-game."""
+    from voicehost.phrasebook import load_phrasebook
+    from voicehost.phrases.grammar import load_grammar
+
+    for key, name, load in (("grammar", grammar, load_grammar), ("phrasebook", phrasebook, load_phrasebook)):
+        try:
+            loaded = load(name)
+        except (VoicehostError, KeyError, TypeError, ValueError) as exc:
+            detail = str(exc) if isinstance(exc, VoicehostError) else f"lacks {exc}"
+            raise ConfigError(f"{where}: '{key}' = {name!r} does not load: {' '.join(detail.split())}") from None
+        if key == "phrasebook":
+            reference = load_phrasebook(REFERENCE_PHRASEBOOK)
+            for section in ("say", "explain"):
+                missing = sorted(set(getattr(reference, section)) - set(getattr(loaded, section)))
+                if missing:
+                    raise ConfigError(f"{where}: 'phrasebook' = {name!r} is not a phrasebook: "
+                                      f"[{section}] lacks {', '.join(missing[:5])}"
+                                      f"{' …' if len(missing) > 5 else ''}")
 
 
 __all__ = ["RuleOptions", "rules_for", "parse_set", "preset_names", "load_preset", "CHOICES", "KEYS"]

@@ -65,10 +65,37 @@ class Record:
         return f"{self.source}#{self.id}"
 
 
+# ---------------------------------------------------------------- voicehost exports
+
+# The key voicehost's exports add beside each platform's documented fields.
+EXTENSION = "voicehost"
+
+
+def _extension_votes(record: Record, data: dict[str, Any]) -> None:
+    """Tallies a voicehost export keeps as counts (the game does not know who voted
+    for whom); read only where the record has no per-voter votes of its own."""
+    votes = data.get(EXTENSION, {}).get("votes", []) if isinstance(data.get(EXTENSION), dict) else []
+    for vote in votes:
+        day = int(vote["day"])
+        if day in record.voters:
+            continue
+        if "lift" in vote:
+            record.lifts[day] = int(vote["lift"])
+        else:
+            counts = {int(seat): int(n) for seat, n in vote["counts"].items()}
+            record.tallies.setdefault(day, []).append(counts)
+
+
 # ---------------------------------------------------------------- Polemica
 
 
+POLEMICA_NIGHT_STAGES = ("shooting", "donCheck", "sheriffCheck")
+
+
 def _polemica_stage(stage: dict[str, Any]) -> Stage:
+    if stage.get("type") in POLEMICA_NIGHT_STAGES:
+        # Polemica's night k is our night k+1.
+        return int(stage.get("day", 0)) + 1, "night", None
     kind = {"speech": "speech", "reSpeech": "tie", "shooted": "killed", "voted": "voted",
             "voting": "voting", "toVoting": "voting"}.get(stage.get("type"), stage.get("type", "?"))
     return int(stage.get("day", 0)), kind, stage.get("player")
@@ -121,11 +148,13 @@ def from_polemica(data: dict[str, Any], source: str) -> Record:
             record.fouls.append((_polemica_stage(foul.get("stage", {})), int(player["position"])))
         if player.get("disqual"):
             record.removed.add(int(player["position"]))
+    _extension_votes(record, game)
     return record
 
 
 # ------------------------------------------------------------ mafiaratings
 
+RATINGS_NIGHT = ("start", "arrangement", "shooting", "don", "sheriff")
 RATINGS_STAGES = {"speaking": "speech", "voting": "voting", "night kill speaking": "killed",
                   "day kill speaking": "voted", "shooting": "night"}
 
@@ -170,8 +199,10 @@ def from_mafiaratings(data: dict[str, Any], source: str) -> Record:
             record.fouls.append((_ratings_stage(warning), seat))
         death = player.get("death")
         if death:
-            kind = "night" if death["type"] == "night" else "day"
-            record.deaths.append((seat, kind, int(death["round"]) + 1))
+            at_night = death["type"] == "night" or death.get("time", {}).get("time") in RATINGS_NIGHT
+            record.deaths.append((seat, "night" if at_night else "day", int(death["round"]) + 1))
+            if death["type"] in ("warnings", "kickOut", "teamKickOut"):
+                record.removed.add(seat)
     for day, by_voter in votes.items():
         rounds = max(len(v) for v in by_voter.values())
         record.tallies[day] = [
@@ -180,6 +211,7 @@ def from_mafiaratings(data: dict[str, Any], source: str) -> Record:
         record.voters[day] = [{s for s, v in by_voter.items() if len(v) > n} for n in range(rounds)]
     record.shots = dict(shooting)
     record.fouls.sort(key=lambda f: f[0][0])
+    _extension_votes(record, data)
     return record
 
 

@@ -1,0 +1,103 @@
+"""Finished games as the rating platforms' records: mafiaratings and Polemica.
+
+    export_text(table, "mafiaratings")          the record as JSON text
+    write_exports(table, protocol_path)         both files next to the protocol
+    load_table(path)                            a journal, ready to export
+
+`table` is a journal.Table: the game and its accepted inputs (the inputs say
+when each foul, removal and shot happened, which the game's results do not)."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from voicehost.errors import InputError, VoicehostError
+from voicehost.export import mafiaratings, polemica
+from voicehost.export.common import ExportError, check_exportable, host_text
+from voicehost.export.facts import collect
+from voicehost.journal import Table, replay_entries
+
+FORMATS = {"mafiaratings": mafiaratings.record, "polemica": polemica.record}
+
+
+def export_record(table: Table, fmt: str, ended: datetime | None = None) -> dict[str, Any]:
+    if fmt not in FORMATS:
+        raise ExportError(f"unknown export format {fmt!r} (known: {', '.join(FORMATS)})")
+    check_exportable(table.game)
+    try:
+        facts = collect(table.game, table.entries)
+    except ExportError:
+        raise
+    except VoicehostError as exc:
+        raise ExportError(str(exc)) from None
+    return FORMATS[fmt](facts, table.game.rules.phrasebook, ended)
+
+
+def export_text(table: Table, fmt: str, ended: datetime | None = None) -> str:
+    return json.dumps(export_record(table, fmt, ended), ensure_ascii=False, indent=2) + "\n"
+
+
+def export_path(protocol_path: Path, fmt: str) -> Path:
+    """Where a format's file goes beside the protocol: game.json -> game.mafiaratings.json."""
+    return protocol_path.with_name(f"{protocol_path.stem}.{fmt}.json")
+
+
+def write_exports(table: Table, protocol_path: Path, ended: datetime | None = None) -> list[Path]:
+    """Both records next to the protocol, each written atomically; the game must be over."""
+    written = []
+    for fmt in FORMATS:
+        path = export_path(protocol_path, fmt)
+        _write_atomic(path, export_text(table, fmt, ended))
+        written.append(path)
+    return written
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def load_table(path: Path) -> tuple[Table, datetime]:
+    """The game a journal records, with the time its last input was written."""
+    try:
+        first = path.read_text(encoding="utf-8").lstrip()[:1]
+        ended = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    except FileNotFoundError:
+        raise InputError(f"no journal at {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {path}: {exc}") from None
+    if first == "{" and _is_protocol(path):
+        raise InputError(f"{path} is a protocol, which keeps neither the deal nor the nights' shots: "
+                         "export the game's journal instead")
+    game, _, entries = replay_entries(path)
+    return Table(game, None, entries), ended
+
+
+def _is_protocol(path: Path) -> bool:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        return False  # a journal: one object per line
+    return isinstance(data, dict) and "eliminated" in data and "winner" in data
+
+
+__all__ = [
+    "FORMATS",
+    "ExportError",
+    "export_path",
+    "export_record",
+    "export_text",
+    "host_text",
+    "load_table",
+    "write_exports",
+]

@@ -1,0 +1,120 @@
+"""A finished game as a mafiaratings.com game record.
+
+The fields are the ones its repository documents (szotin/mafiaratings:
+docs/game.js, and the field list of its game API in include/game.php):
+players by seat, role, death {round, type[, time]}, warnings as game times,
+nominating and shooting per round, the night the don and the sheriff checked
+a player, legacy (the best move), bonus "bestPlayer". Rounds count from 0:
+our day d is round d-1, our night n (n >= 2, a shooting night) is night n-1.
+
+`features` says which of those the record holds. Voting is not among them:
+the game keeps how many voted for each candidate, not who, so the counts go
+to the `comment` (and, as data, under "voicehost") instead of a made-up
+`voting` array."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from voicehost.export.common import EXTENSION, Notes, common_notes, extension, times
+from voicehost.export.facts import Facts, Moment, removal_of
+from voicehost.game.model import Phase
+
+ROLES = {"citizen": "civ", "mafia": "maf", "don": "don", "sheriff": "sheriff"}
+WINNERS = {"red": "civ", "black": "maf", "draw": "tie"}
+DEATHS = {"vote": "day", "lift": "day", "shot": "night", "fouls": "warnings",
+          "disqualified": "kickOut", "left_table": "giveUp"}
+NIGHT_TIMES = {Phase.SETUP: "start", Phase.MAFIA_MEETING: "arrangement", Phase.DON_MEETING: "don",
+               Phase.SHERIFF_MEETING: "sheriff", Phase.HUNT: "shooting", Phase.DON_CHECK: "don",
+               Phase.SHERIFF_CHECK: "sheriff"}
+# g don checks, s sheriff checks, d u t c death with round, type and time, l legacy,
+# h shooting, n nominating, w r warnings with their times.
+FEATURES = "gsdutclhnwr"
+
+
+def game_time(moment: Moment) -> dict[str, Any]:
+    """A moment as the platform's game time {round, time[, speaker, votingRound, nominee]}."""
+    if moment.phase in NIGHT_TIMES:
+        return {"round": max(moment.night - 1, 0), "time": NIGHT_TIMES[moment.phase]}
+    out: dict[str, Any] = {"round": max(moment.day - 1, 0)}
+    if moment.phase is Phase.GAME_OVER:
+        out["time"] = "end"
+    elif moment.phase is Phase.SPEECH:
+        out.update(time="speaking", speaker=moment.seat)
+    elif moment.phase is Phase.LAST_WORD:
+        out.update(time="night kill speaking" if moment.after_night_kill else "day kill speaking",
+                   speaker=moment.seat)
+    else:  # the vote, its tally, the tie speeches between rounds, the lift question
+        out.update(time="voting", votingRound=max(moment.vote_round - 1, 0))
+        if moment.phase is Phase.TIE_SPEECH:
+            out["speaker"] = moment.seat
+        elif moment.nominee is not None:
+            out["nominee"] = moment.nominee
+    return out
+
+
+def _death(facts: Facts, out: dict[str, Any]) -> dict[str, Any]:
+    kind = DEATHS[out["cause"]]
+    number = out["night"] - 1 if "night" in out else out["day"] - 1
+    death: dict[str, Any] = {"round": max(number, 0), "type": kind}
+    removal = removal_of(facts, out["seat"])
+    if removal is not None:
+        death["time"] = game_time(removal.moment)
+    return death
+
+
+def _players(facts: Facts, notes: Notes) -> list[dict[str, Any]]:
+    players: dict[int, dict[str, Any]] = {
+        seat: {"name": facts.name(seat), "role": ROLES[facts.roles[seat]]} for seat in facts.seats}
+    rounds = max([1] + [n["day"] for n in facts.protocol["nominations"]])
+    for nomination in facts.protocol["nominations"]:
+        row = players[nomination["by"]].setdefault("nominating", [None] * rounds)
+        row[nomination["day"] - 1] = nomination["target"]
+    nights = max([1] + [n - 1 for n in facts.shots])
+    for night, target in sorted(facts.shots.items()):
+        for shooter in facts.shooters.get(night, []):
+            row = players[shooter].setdefault("shooting", [None] * nights)
+            row[night - 2] = target
+    for check in facts.protocol["checks"]:
+        player = players[check["seat"]]
+        if check["role"] in player:
+            notes.add("export_rechecked", day=check["night"] - 1, seat=check["seat"])
+        else:
+            player[check["role"]] = check["night"] - 1
+    for out in facts.protocol["eliminated"]:
+        players[out["seat"]]["death"] = _death(facts, out)
+        if out["cause"] == "left_table":
+            notes.add("export_left_table", seat=out["seat"])
+    for seat, moment in facts.fouls:
+        players[seat].setdefault("warnings", []).append(game_time(moment))
+    best = facts.protocol.get("best_move")
+    if best:
+        players[best["seat"]]["legacy"] = list(best["named"])
+    if facts.protocol.get("best_player") is not None:
+        players[facts.protocol["best_player"]]["bonus"] = "bestPlayer"
+    for player in players.values():
+        for key in ("nominating", "shooting"):
+            while player.get(key) and player[key][-1] is None:
+                player[key].pop()
+            if key in player and not player[key]:
+                del player[key]
+    return [players[seat] for seat in facts.seats]
+
+
+def record(facts: Facts, phrasebook: str, ended: datetime | None = None) -> dict[str, Any]:
+    notes = Notes(phrasebook)
+    players = _players(facts, notes)
+    if facts.protocol.get("worst_player") is not None:
+        notes.add("export_worst_player", seat=facts.protocol["worst_player"])
+    common_notes(notes, facts)
+    start, end = times(facts, ended)
+    return {
+        "startTime": start,
+        "endTime": end,
+        "language": facts.language,
+        "features": FEATURES,
+        "winner": WINNERS[facts.winner or ""],
+        "players": players,
+        "comment": notes.text(),
+        EXTENSION: extension(facts),
+    }

@@ -1,0 +1,83 @@
+"""TOML at the edges, one way for every file: reading a file with errors that
+name it, coercing a value to its declared type, and `inherit` (a data file
+over the file it names, with a loop check)."""
+from __future__ import annotations
+
+import math
+import tomllib
+from pathlib import Path
+from typing import Any, Callable
+
+from voicehost.errors import ConfigError, VoicehostError
+
+
+def read_toml(path: Path, what: str = "settings file", error: type[VoicehostError] = ConfigError) -> dict[str, Any]:
+    """A TOML file as a dict; any problem is one line naming the file."""
+    try:
+        text = Path(path).read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise error(f"no {what} at {path}") from None
+    except IsADirectoryError:
+        raise error(f"{path}: the {what} is a folder, not a file") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: the {what} is not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise error(f"cannot read the {what} {path}: {exc.strerror or exc}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{path}: not valid TOML ({' '.join(str(exc).split())})") from None
+    except RecursionError:
+        raise error(f"{path}: not valid TOML (nested too deep)") from None
+
+
+def type_name(hint: Any) -> str:
+    return {bool: "true or false", int: "a whole number", float: "a number", str: "text"}.get(
+        hint, "a list of words")
+
+
+def coerce(value: Any, hint: Any, what: str) -> Any:
+    """`value` as the type `hint` (bool, int, float, str, tuple[str, ...]);
+    `what` names the setting and its file in the error."""
+    if hint is bool:
+        ok = isinstance(value, bool)
+    elif hint is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif hint is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if ok:
+            value = float(value)
+            if not math.isfinite(value):
+                raise ConfigError(f"{what} must be a finite number, got {value}")
+    elif hint is str:
+        ok = isinstance(value, str)
+    else:  # tuple[str, ...]
+        ok = isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
+        value = tuple(value) if ok else value
+    if not ok:
+        raise ConfigError(f"{what} must be {type_name(hint)}, got {value!r}")
+    return value
+
+
+def read_inherited(name: str, path_of: Callable[[str], Path], what: str,
+                   error: type[VoicehostError], seen: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A data file's tables over those of the file its `inherit` names: tables
+    merge key by key, other values replace. A loop is an error, not a hang."""
+    path = path_of(name)
+    if name in seen:
+        raise error(f"{path}: 'inherit' loops back to {name!r} ({' -> '.join(seen + (name,))})")
+    if not path.is_file():
+        raise error(f"no {what} '{name}' ({path})")
+    data = read_toml(path, what, error)
+    parent = data.pop("inherit", None)
+    if parent is None:
+        return data
+    if not isinstance(parent, str):
+        raise error(f"{path}: 'inherit' must name a {what}")
+    merged = read_inherited(parent, path_of, what, error, seen + (name,))
+    for key, value in data.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **value}
+        else:
+            merged[key] = value
+    return merged
