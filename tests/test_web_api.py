@@ -206,7 +206,7 @@ def test_invalid_input_is_4xx_with_the_reason_and_changes_nothing():
             live.hear([])
             for body, status, needle in [
                 ({"type": "votes", "counts": {"7": 3}}, 409, "Не принято"),
-                ({"type": "foul", "seat": 11}, 400, "Нужен номер игрока от 1 до 10, а не 11"),
+                ({"type": "foul", "seat": 11}, 400, "Нужен номер игрока от 1 до 10, а не «11»"),
                 ({"type": "dance"}, 400, "Это не действие ведущего: «dance»"),
                 ({"type": "word", "word": "спасибо", "start": 1, "end": 2}, 400, "Это не действие ведущего"),
                 ({"type": "best_player", "seat": 3}, 409, "Не принято"),
