@@ -74,7 +74,8 @@ class Hub:
                 self.log.append((self.said, output))
             elif output.kind == "suggest":
                 self.suggestions.append({"id": len(self.suggestions), "seat": output.data.get("seat"),
-                                         "word": output.text, "suggest": output.data.get("suggest"),
+                                         "word": output.data.get("word", getattr(output, "text", "")),
+                                         "suggest": output.data.get("suggest"),
                                          "open": True})
         del self.log[:-200]
         self.loop.call_soon_threadsafe(self._wake.set)

@@ -84,11 +84,18 @@ def host_state(live: LiveTable, texts: Texts, *, reveal_roles: bool, csrf: str,
         "best_player": game.best_player,
         "worst_player": game.worst_player,
         "points": {str(k): v for k, v in game.points().items()} if game.phase is Phase.GAME_OVER else {},
-        "log": [{"n": n, "t": round(o.t), "text": o.text, "private": o.private} for n, o in log[-40:]],
+        "log": [{"n": n, "t": round(o.t), "text": spoken(game, o), "private": o.private} for n, o in log[-40:]],
         "suggestions": suggestions,
         "reveal_roles": reveal_roles,
         "csrf": csrf,
     }
+
+
+def spoken(game, output: Output) -> str:
+    """An output's words in the table's language (rendered by the phrasebook when
+    the core emits keys with values, else the text it carries)."""
+    render = getattr(game.book, "render", None)
+    return render(output) if render is not None else output.text
 
 
 def night_answers(game, texts: Texts, dismissed: int) -> dict[str, Any]:
