@@ -65,18 +65,3 @@ def load_phrasebook(name: str = "phrasebook.ru", folder: Path = GRAMMARS) -> Phr
         base = load_phrasebook(parent, folder)
         say, explain, cards = {**base.say, **say}, {**base.explain, **explain}, {**base.cards, **cards}
     return Phrasebook(say, explain, cards)
-
-
-@lru_cache(maxsize=8)
-def load_web_texts(name: str = "phrasebook.ru", folder: Path = GRAMMARS) -> dict[str, str]:
-    """The companion page's own texts: the [web] block of a phrasebook (with its parent's)."""
-    path = folder / f"{name}.toml"
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, tomllib.TOMLDecodeError) as exc:
-        raise DataError(f"phrasebook '{name}' ({path}): {exc}") from exc
-    section = data.get("web", {})
-    if not isinstance(section, dict) or not all(isinstance(v, str) for v in section.values()):
-        raise DataError(f"{path}: every [web] text must be text")
-    parent = data.get("inherit")
-    return {**(load_web_texts(parent, folder) if parent else {}), **section}

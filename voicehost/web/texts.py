@@ -3,14 +3,33 @@ phrasebook (grammars/phrasebook.<lang>.toml). Nothing a host reads is English.""
 from __future__ import annotations
 
 import string
+import tomllib
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
-from voicehost.phrasebook import load_web_texts
+from voicehost.errors import DataError
+from voicehost.paths import GRAMMARS
 
 _SEAT_INPUTS = ("shot", "don_check", "sheriff_check", "foul", "unfoul", "disqualify", "leave_table",
                 "best_player", "worst_player", "heal", "visit", "commissar_check", "maniac_kill")
+
+
+@lru_cache(maxsize=8)
+def load_web_texts(name: str = "phrasebook.ru", folder: Path = GRAMMARS) -> dict[str, str]:
+    """The [web] block of a phrasebook (over its parent's, for a club's own book)."""
+    path = folder / f"{name}.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, tomllib.TOMLDecodeError) as exc:
+        raise DataError(f"phrasebook '{name}' ({path}): {exc}") from exc
+    section = data.get("web", {})
+    if not isinstance(section, dict) or not all(isinstance(v, str) for v in section.values()):
+        raise DataError(f"{path}: every [web] text must be text")
+    parent = data.get("inherit")
+    return {**(load_web_texts(parent, folder) if parent else {}), **section}
 
 
 class _Blank(dict):
