@@ -237,6 +237,20 @@ def test_a_revoked_device_is_told_and_pairs_again_with_the_pin(served):
         expect(phone.locator("#conn")).to_have_text("на связи", timeout=15_000)
         expect(phone.locator("#unpaired")).to_be_hidden()
         expect(phone.locator("#phase")).to_contain_text("Подсчёт голосов")
+
+        # An assistant judge: a one-time link from the host, a paired view that cannot act.
+        laptop.get_by_role("button", name="Подключить судью (только просмотр)").click()
+        expect(laptop.locator("#judge-link")).to_contain_text("/pair/")
+        judge_link = re.search(r"http\S+", laptop.locator("#judge-link").text_content()).group(0)
+        judge = browser.new_context().new_page()
+        judge.goto(judge_link)
+        expect(judge.locator("#readonly")).to_have_text("Только просмотр: это устройство судьи", timeout=10_000)
+        expect(judge.locator("#phase")).to_contain_text("Подсчёт голосов")
+        expect(judge.get_by_role("button", name="Пауза")).to_be_hidden()
+        expect(judge.get_by_role("button", name="Записать голоса")).to_be_hidden()
+        expect(judge.get_by_role("button", name="Фол игроку 1", exact=True)).to_be_hidden()
+        assert axe_violations(judge) == []
+        expect(laptop.locator("#devices-list")).to_contain_text("судья (просмотр)")
         browser.close()
 
 

@@ -130,6 +130,9 @@ def test_the_issue_9_bodies_one_by_one():
                 error = (await response.json())["error"]
                 assert (response.status, needle in error) == (status, True), (path, body[:40], error)
             assert _snapshot(live) == before
+            for path in ("/nowhere", "/static/nothing.js", "/static/../../etc/passwd"):
+                missing = await client.get(path)
+                assert missing.status == 404 and _in_words(await missing.text()), path
             shown = await (await client.get("/api/state")).json()
             assert all("role" not in seat for seat in shown["seats"])  # {"show": "no"} revealed nothing
     asyncio.run(go())

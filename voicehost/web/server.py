@@ -158,11 +158,16 @@ async def guard(request: web.Request, handler):
     else:
         try:
             response = await handler(request)
+            if response.status >= 400 and isinstance(response, web.Response) and not response.body:
+                response = web.Response(status=response.status,
+                                        text=texts(HTTP_REASON.get(response.status, "bad_input")) + "\n")
         except Refusal as refusal:
             response = _json_error(refusal.status, texts(refusal.key, **refusal.values))
         except web.HTTPException as exc:
             if exc.status >= 400 and (request.path.startswith("/api/") or request.method == "POST"):
                 response = _json_error(exc.status, texts(HTTP_REASON.get(exc.status, "bad_input")))
+            elif exc.status >= 400:
+                response = web.Response(status=exc.status, text=texts(HTTP_REASON.get(exc.status, "bad_input")) + "\n")
             else:
                 response = web.Response(status=exc.status, text=exc.text, content_type=exc.content_type,
                                         headers={k: v for k, v in exc.headers.items() if k != "Content-Type"})
@@ -247,6 +252,17 @@ async def pair(request: web.Request) -> web.StreamResponse:
     response = web.json_response({"ok": True})
     access.set_cookie(response, cookie)
     return response
+
+
+ASSETS = {path.name for path in STATIC.iterdir() if path.suffix in (".js", ".css", ".svg")}
+
+
+async def static_file(request: web.Request) -> web.StreamResponse:
+    """The page's own scripts, styles and icon: a fixed list, nothing else from disk."""
+    name = request.match_info["name"]
+    if name not in ASSETS:
+        raise web.HTTPNotFound()
+    return web.FileResponse(STATIC / name, headers={"Cache-Control": "no-cache"})
 
 
 async def pin_page(request: web.Request) -> web.StreamResponse:
@@ -413,7 +429,7 @@ async def api_judge(request: web.Request) -> web.Response:
     session = require_host(request)
     await _object(request)
     access: Access = request.app[ACCESS]
-    url = f"{request.app[BASE_URL]}/pair/{access.new_judge_token()}"
+    url = f"{request.app[BASE_URL]()}/pair/{access.new_judge_token()}"
     return _state(request, session, judge_link=url)
 
 
@@ -518,7 +534,7 @@ def make_app(live: LiveTable, access: Access, hub: Hub, out: TextIO, pair_url,
     app.router.add_post("/api/devices/judge", api_judge)
     app.router.add_post("/api/devices/{id}/revoke", api_revoke)
     app.router.add_get("/api/protocol.{fmt:json|csv}", api_protocol)
-    app.router.add_static("/static/", STATIC, show_index=False)
+    app.router.add_get("/static/{name:.*}", static_file)
     return app
 
 
