@@ -149,3 +149,23 @@ def test_the_table_view_shows_the_winner_at_the_end():
             table = await (await client.get("/api/table")).json()
             assert table["over"] and table["winner"] == live.game.result_text() and table["winner"]
     asyncio.run(go())
+
+
+def test_the_landing_page_pairs_without_script_too():
+    async def go():
+        async with page() as (client, live, access):
+            landing = await client.get(f"/pair/{access.token}")
+            assert 'method="post"' in await landing.text()
+            posted = await client.post(f"/pair/{access.token}", data={"go": "1"}, allow_redirects=False,
+                                       headers={"Origin": client.origin})
+            assert posted.status == 303 and posted.headers["Location"] == "/"
+            assert (await client.get("/api/state")).status == 200
+    asyncio.run(go())
+
+
+def test_an_unwritable_place_keeps_devices_in_memory(tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    devices = Devices(blocker / "game.jsonl.devices")  # even root cannot create a file under a file
+    assert devices.path is None
+    assert devices.add("host", "pin") == "1" and "1" in devices.paired

@@ -94,13 +94,18 @@ class Devices:
             return
         data = json.dumps({"key": self.key.hex(), "serial": self.serial, "devices": self.paired})
         tmp = self.path.with_name(self.path.name + ".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, self.path)
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            log.warning("cannot keep paired devices in %s (%s): a restart will need pairing again",
+                        self.path, exc)
+            self.path = None
 
     def add(self, kind: str, via: str) -> str:
         self.serial += 1

@@ -249,7 +249,10 @@ async def pair(request: web.Request) -> web.StreamResponse:
     if cookie is None:
         raise Refusal(401, "token_spent")
     request.app[OUT].write(request.app[TEXTS_KEY]("term_paired", url=request.app[PAIR_URL]()) + "\n")
-    response = web.json_response({"ok": True})
+    if request.content_type == "application/x-www-form-urlencoded":  # the landing page without script
+        response: web.Response = web.Response(status=303, headers={"Location": "/"})
+    else:
+        response = web.json_response({"ok": True})
     access.set_cookie(response, cookie)
     return response
 
