@@ -36,7 +36,7 @@ def _shown(value: Any) -> str:
 async def read_json(request: web.Request, *, allow_empty: bool = False) -> Any:
     """The body as JSON, UTF-8 only, bounded in depth and number size."""
     charset = request.charset
-    if charset and charset.lower().replace("_", "-") not in ("utf-8", "utf8", "us-ascii", "ascii"):
+    if charset is not None and charset.lower().replace("_", "-") not in ("utf-8", "utf8", "us-ascii", "ascii"):
         raise Refusal(415, "bad_charset", what=_shown(charset))
     body = await request.read()
     if allow_empty and not body.strip():
