@@ -69,6 +69,14 @@ def served_city(tmp_path):
     log.close()
 
 
+def small_targets(page) -> list:
+    """Visible controls and links smaller than 44 px in either direction."""
+    return page.evaluate("""() => [...document.querySelectorAll('button, input, select, a')]
+        .filter(e => e.offsetParent !== null)
+        .map(e => [e.id || e.textContent.trim(), e.getBoundingClientRect()])
+        .filter(([, r]) => r.width < 44 || r.height < 44).map(([name]) => name)""")
+
+
 def axe_violations(page) -> list:
     page.evaluate(AXE.read_text("utf-8") + "\n;0")
     return page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
@@ -109,11 +117,7 @@ def test_pair_and_play_by_clicking(served):
 
         # Every control is a real one: reachable and operable from the keyboard, and
         # at least 44 px in both directions for a finger.
-        small = page.evaluate("""() => [...document.querySelectorAll('button, input, select, a')]
-            .filter(e => e.offsetParent !== null)
-            .map(e => [e.id || e.textContent.trim(), e.getBoundingClientRect()])
-            .filter(([, r]) => r.width < 44 || r.height < 44).map(([name]) => name)""")
-        assert small == []
+        assert small_targets(page) == []
         # The focus ring stands out (>= 3:1) against the page behind it.
         page.get_by_role("button", name="Фол игроку 3", exact=True).focus()
         page.keyboard.press("Shift+Tab")

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from tests.test_web_browser import AXE, CHROMIUM, FLAGS, axe_violations
+from tests.test_web_browser import AXE, CHROMIUM, FLAGS, axe_violations, small_targets
 
 SERVER_IP, PHONE_IP = "10.77.0.1", "10.77.0.2"
 PORT = 18765
@@ -260,6 +260,7 @@ def _play(table: TableComputer, journal: Path, chromium: Path, folder: Path) -> 
         public, seen_now = _public_lines(phone, seen)
         assert "Доброе утро" in public and _in_order(public, heard), (public, heard)
         assert axe_violations(phone) == []
+        assert small_targets(phone) == []
         phone.screenshot(path=str(folder / "phone-night-answers.png"), full_page=True)
 
         # Crash in the middle of day 2: the page says so and stops looking live.
