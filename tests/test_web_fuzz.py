@@ -153,11 +153,14 @@ def test_idle_live_channels_are_capped_and_the_host_is_still_served():
             assert len(sockets) == 8 and refused == 32
             hub = client.server.app[_hub_key()]
             assert sum(hub.clients.values()) == 8
+            # The host's own live channel is counted apart: still open to the paired device.
+            host_ws = await client.ws_connect("/api/ws", headers={"Origin": client.origin})
+            assert json.loads(await asyncio.wait_for(host_ws.receive_str(), 5))["type"] == "state"
             started = asyncio.get_running_loop().time()
             foul = await client.post("/api/input", json={"type": "foul", "seat": 3},
                                      headers={"Origin": client.origin, "X-CSRF-Token": state["csrf"]})
             assert foul.status == 200 and live.game.fouls[3] == 1
             assert asyncio.get_running_loop().time() - started < 5
-            for ws in sockets:
+            for ws in [*sockets, host_ws]:
                 await ws.close()
     asyncio.run(go())

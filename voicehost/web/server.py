@@ -41,8 +41,12 @@ STATIC = Path(__file__).resolve().parent / "static"
 PAGE_INPUTS = HOST_INPUTS | {"setup"}
 # Live channels: a TV, a host's phone and a judge need a handful; a thousand idle
 # ones from one client must not starve the host's requests of file descriptors.
+# Public (table) channels count per client address; a paired device's own
+# channels count apart, so idle public ones can never lock the host out.
 SOCKETS_PER_CLIENT = 8
 SOCKETS_IN_ALL = 64
+HOST_SOCKETS_PER_DEVICE = 6
+HOST_SOCKETS_IN_ALL = 32
 
 
 class Hub:
@@ -60,7 +64,7 @@ class Hub:
         self.answers_dismissed = 0
         self.host_sockets: dict[web.WebSocketResponse, Session] = {}
         self.table_sockets: set[web.WebSocketResponse] = set()
-        self.clients: Counter[str] = Counter()
+        self.clients: Counter[tuple[str, str]] = Counter()
         self.unexpected = 0
         self.epoch = secrets.token_hex(4)  # a restarted server numbers its lines afresh
         self._wake = asyncio.Event()
@@ -461,8 +465,10 @@ async def api_protocol(request: web.Request) -> web.StreamResponse:
 async def _socket(request: web.Request, *, host: bool) -> web.WebSocketResponse:
     hub: Hub = request.app[HUB]
     session = require_session(request) if host else None
-    client = request.remote or ""
-    if hub.clients[client] >= SOCKETS_PER_CLIENT or sum(hub.clients.values()) >= SOCKETS_IN_ALL:
+    kind = "host" if host else "table"
+    client = (kind, session.id if session else (request.remote or ""))
+    each, together = (HOST_SOCKETS_PER_DEVICE, HOST_SOCKETS_IN_ALL) if host else (SOCKETS_PER_CLIENT, SOCKETS_IN_ALL)
+    if hub.clients[client] >= each or sum(n for (k, _), n in hub.clients.items() if k == kind) >= together:
         raise Refusal(429, "busy")
     ws = web.WebSocketResponse(heartbeat=20, max_msg_size=4096)
     await ws.prepare(request)
