@@ -6,6 +6,7 @@ client sends, the answer is a JSON 4xx, never a 500."""
 from __future__ import annotations
 
 import asyncio
+import hmac
 import html
 import json
 import logging
@@ -16,6 +17,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any, TextIO
+from urllib.parse import parse_qs
 
 from aiohttp import WSMsgType, web
 
@@ -207,8 +209,6 @@ def require_host(request: web.Request) -> Session:
 
 
 def _csrf_ok(request: web.Request, session: Session) -> bool:
-    import hmac
-
     token = request.headers.get("X-CSRF-Token", "")
     return hmac.compare_digest(token.encode("utf-8", "replace"), session.csrf.encode())
 
@@ -302,8 +302,6 @@ async def _pin_from(request: web.Request) -> str:
     else:
         body = await request.read()
         try:
-            from urllib.parse import parse_qs
-
             pin = parse_qs(body.decode("utf-8"), max_num_fields=4).get("pin", [None])[0]
         except (UnicodeDecodeError, ValueError):
             raise Refusal(400, "pin_format") from None
@@ -598,7 +596,7 @@ async def start_server(live: LiveTable, config, *, lan: bool = False, port: int 
     base = f"http://{shown}:{port}"
     pair_url = lambda: f"{base}/pair/{access.token}"  # noqa: E731
     app = make_app(live, access, hub, out, pair_url, lambda: base)
-    runner = web.AppRunner(app, access_log=None)
+    runner = web.AppRunner(app, access_log=None, keepalive_timeout=15)
     await runner.setup()
     try:
         await web.TCPSite(runner, bind, port).start()

@@ -6,7 +6,7 @@ import csv
 import io
 from typing import Any
 
-from voicehost.game.model import FloorKind, Output, Phase
+from voicehost.game.model import Output, Phase
 from voicehost.game.protocol import protocol
 from voicehost.journal import last_host_input
 from voicehost.live import LiveTable
