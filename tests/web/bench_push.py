@@ -1,12 +1,17 @@
 """Benchmark: a POST on the host page -> the update on another host screen's live
 channel, in ms (aiohttp test server on loopback). Run:
     .venv/bin/python -m tests.web.bench_push"""
+from __future__ import annotations
+
+import asyncio
 import json
-import asyncio, statistics, time
+import statistics
+import time
+
 from tests.test_web_api import page, paired, until
 from voicehost.game.model import Phase
 
-async def main():
+async def main() -> None:
     async with page() as (client, live, access):
         state = await paired(client, access)
         until(live, Phase.SPEECH)
@@ -31,4 +36,5 @@ async def main():
         print(f"POST -> another host screen: median {statistics.median(times):.1f} ms, max {times[-1]:.1f} ms over {len(times)}")
         await ws.close()
 
-asyncio.run(main())
+if __name__ == "__main__":
+    asyncio.run(main())
