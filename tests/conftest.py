@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,27 @@ def realgames_dir() -> Path:
 
 def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@dataclass(frozen=True)
+class Said:
+    """An announcement with its words, rendered from the game's phrasebook as
+    the table hears them."""
+
+    t: float
+    key: str
+    private: bool
+    data: dict
+    text: str
+
+    output: object
+
+    @classmethod
+    def of(cls, output, book) -> "Said":
+        return cls(output.t, output.key, output.private, output.values, book.render(output), output)
+
+    def to_json(self) -> dict:
+        return self.output.to_json(self.text)
 
 
 class Play:
@@ -87,8 +109,8 @@ class Play:
         self.sim.run_on()
         return self
 
-    def said(self, key: str | None = None) -> list:
-        outs = [o for o in self.sim.outputs if o.kind == "say"]
+    def said(self, key: str | None = None) -> list["Said"]:
+        outs = [Said.of(o, self.game.book) for o in self.sim.outputs if o.kind == "say"]
         return [o for o in outs if o.key == key] if key else outs
 
     def texts(self) -> list[str]:

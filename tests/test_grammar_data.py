@@ -57,14 +57,17 @@ def test_grammars_load_and_fillers_are_not_numbers(name):
 
 
 def _said_keys() -> set[str]:
-    """Every phrasebook key the moderator can say: first arguments of _say and
-    _no_vote (constants or either branch of a conditional), and its key tables."""
+    """Every phrasebook key the moderator can say: first arguments of say and
+    no_vote in the game's modules (constants or either branch of a conditional),
+    its key tables, and every variant's winners."""
     import ast
 
-    from voicehost.game import moderator
+    from voicehost.game import narration
+    from voicehost.game.city import CityVariant
+    from voicehost.game.variants.sports import SportsVariant
 
-    keys: set[str] = set(moderator.FLOOR_INTRO.values()) | set(moderator.REMOVAL_SAY.values())
-    keys |= {"red_wins", "black_wins", "draw"}
+    keys: set[str] = set(narration.FLOOR_INTRO.values()) | set(narration.REMOVAL_SAY.values())
+    keys |= set(SportsVariant.win_say.values()) | set(CityVariant.win_say.values())
 
     def constants(node):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -73,10 +76,11 @@ def _said_keys() -> set[str]:
             yield from constants(node.body)
             yield from constants(node.orelse)
 
-    for node in ast.walk(ast.parse(MODERATOR.read_text("utf-8"))):
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") in ("_say", "_no_vote") \
-                and node.args:
-            keys |= set(constants(node.args[0]))
+    for module in sorted(MODERATOR.parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(module.read_text("utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) \
+                    in ("say", "no_vote") and node.args:
+                keys |= set(constants(node.args[-1] if len(node.args) > 1 else node.args[0]))
     return keys
 
 

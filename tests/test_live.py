@@ -6,6 +6,7 @@ import pytest
 
 from tests.conftest import ROLES
 from voicehost.audio import Clip
+from voicehost.errors import InputError
 from voicehost.game.model import Phase
 from voicehost.journal import Table
 from voicehost.game.moderator import Moderator
@@ -147,9 +148,12 @@ def test_host_commands(line, event):
     assert parse_command(line) == event
 
 
-@pytest.mark.parametrize("line", ["/votes 7", "/lift", "/shot x", "/fly 3", "/foul"])
-def test_bad_host_commands(line):
-    with pytest.raises(Exception):
+@pytest.mark.parametrize(("line", "why"), [
+    ("/votes 7", "is not SEAT=COUNT"), ("/lift", "lift takes one number"), ("/shot x", "'x' is not a seat"),
+    ("/fly 3", "unknown command /fly"), ("/foul", "/foul takes one seat"),
+])
+def test_bad_host_commands(line, why):
+    with pytest.raises(InputError, match=why):
         parse_command(line)
 
 

@@ -144,8 +144,9 @@ class RandomGame:
             assert 0 < black < red, (black, red, game.where())
         else:
             causes = {e.cause.value for e in game.eliminated}
-            win_holds = {"red": black == 0, "black": black >= red, "draw": False}[game.winner]
-            assert win_holds or "left_table" in causes or game.winner == "draw" or (
+            quiet_draw = self.rules.quiet_rounds == "draw" and game.state.record.quiet_rounds >= 3
+            win_holds = {"red": black == 0, "black": black >= red, "draw": quiet_draw}[game.winner]
+            assert win_holds or "left_table" in causes or (
                 game.winner == "red" and game.misses >= 3), (game.winner, black, red)
         for total, voters in self.tally_sums:
             assert total == voters

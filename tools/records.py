@@ -18,9 +18,9 @@ from voicehost.errors import InputError, VoicehostError
 from voicehost.game.events import Event, parse_event
 from voicehost.game.model import FloorKind, Phase
 from voicehost.game.moderator import Moderator
+from voicehost.journal import Table
 from voicehost.rules import RuleOptions, rules_for
 from voicehost.simulate import Simulation
-from voicehost.journal import Table
 
 POLEMICA_ROLES = {0: "don", 1: "mafia", 2: "citizen", 3: "sheriff"}
 RATINGS_ROLES = {"civ": "citizen", "maf": "mafia", "don": "don", "sheriff": "sheriff", "srf": "sheriff"}
@@ -96,9 +96,11 @@ def _polemica_stage(stage: dict[str, Any]) -> Stage:
     if stage.get("type") in POLEMICA_NIGHT_STAGES:
         # Polemica's night k is our night k+1.
         return int(stage.get("day", 0)) + 1, "night", None
+    kind = str(stage.get("type", "?"))
     kind = {"speech": "speech", "reSpeech": "tie", "shooted": "killed", "voted": "voted",
-            "voting": "voting", "toVoting": "voting"}.get(stage.get("type"), stage.get("type", "?"))
-    return int(stage.get("day", 0)), kind, stage.get("player")
+            "voting": "voting", "toVoting": "voting"}.get(kind, kind)
+    player = stage.get("player")
+    return int(stage.get("day", 0)), kind, None if player is None else int(player)
 
 
 def _polemica_shots(data: dict[str, Any]) -> dict[int, dict[int, int | None]]:
@@ -154,15 +156,18 @@ def from_polemica(data: dict[str, Any], source: str) -> Record:
 
 # ------------------------------------------------------------ mafiaratings
 
+RATINGS_WINNERS = {"civ": "red", "maf": "black", "tie": "draw"}
 RATINGS_NIGHT = ("start", "arrangement", "shooting", "don", "sheriff")
 RATINGS_STAGES = {"speaking": "speech", "voting": "voting", "night kill speaking": "killed",
                   "day kill speaking": "voted", "shooting": "night"}
 
 
 def _ratings_stage(when: dict[str, Any]) -> Stage:
-    kind = RATINGS_STAGES.get(when.get("time", ""), when.get("time", "?"))
+    time = str(when.get("time", "?"))
+    kind = RATINGS_STAGES.get(time, time)
+    speaker = when.get("speaker") if kind == "speech" else None
     # Day r and night r of mafiaratings are our day r+1 and night r+1.
-    return int(when.get("round", 0)) + 1, kind, when.get("speaker") if kind == "speech" else None
+    return int(when.get("round", 0)) + 1, kind, None if speaker is None else int(speaker)
 
 
 def from_mafiaratings(data: dict[str, Any], source: str) -> Record:
@@ -173,10 +178,11 @@ def from_mafiaratings(data: dict[str, Any], source: str) -> Record:
         id=str(data.get("id", "?")),
         roles=roles,
         options={"first_day_vote": "normal"},
-        winner={"civ": "red", "maf": "black"}.get(data.get("winner")),
-        complete=data.get("winner") in ("civ", "maf"),
-        deaths=[],
+        winner=RATINGS_WINNERS.get(data.get("winner", "")),
+        complete=data.get("winner") in RATINGS_WINNERS,
     )
+    deaths: list[tuple[int, str, int]] = []
+    record.deaths = deaths
     votes: dict[int, dict[int, list[int]]] = defaultdict(dict)
     shooting: dict[int, dict[int, int | None]] = defaultdict(dict)
     for seat, player in enumerate(players, start=1):
@@ -200,7 +206,7 @@ def from_mafiaratings(data: dict[str, Any], source: str) -> Record:
         death = player.get("death")
         if death:
             at_night = death["type"] == "night" or death.get("time", {}).get("time") in RATINGS_NIGHT
-            record.deaths.append((seat, "night" if at_night else "day", int(death["round"]) + 1))
+            deaths.append((seat, "night" if at_night else "day", int(death["round"]) + 1))
             if death["type"] in ("warnings", "kickOut", "teamKickOut"):
                 record.removed.add(seat)
     for day, by_voter in votes.items():
@@ -426,4 +432,4 @@ def voters_by_day(record: Record) -> dict[int, set[int]]:
     return {day: rounds[0] for day, rounds in record.voters.items() if rounds}
 
 
-__all__ = ["Record", "load_records", "convert", "Conversion", "RecordError", "voters_by_day"]
+__all__ = ["Conversion", "Record", "RecordError", "convert", "load_records", "voters_by_day"]

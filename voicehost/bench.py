@@ -7,6 +7,7 @@ import time
 
 from pathlib import Path
 
+from voicehost.errors import InputError
 from voicehost.paths import ROOT
 from voicehost.phrases.grammar import load_grammar
 from voicehost.phrases.listener import SpeechListener, StaticContext
@@ -48,7 +49,12 @@ def games(seconds: float = 3.0) -> dict[str, float]:
     (tests/games and the recorded games live in the source checkout, not the package)."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from tools.bench_core import games as play_games
+    try:
+        from tools.bench_core import games as play_games
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("tools", "tools.bench_core"):
+            raise
+        raise InputError(f"the whole-game bench needs a source checkout (no tools/ in {ROOT})") from None
 
     return play_games(seconds)
 

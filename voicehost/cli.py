@@ -245,11 +245,7 @@ def cmd_check_phrase(args: argparse.Namespace) -> int:
 def _explain(event: Any, rules: Any) -> str:
     from voicehost.phrasebook import load_phrasebook
 
-    book = load_phrasebook(rules.phrasebook)
-    if event.reason == "wrong_form" and event.culprit is None:
-        return book.explanation("extra_words_required", word=" ".join(rules.required_fillers))
-    return book.explanation(event.reason, word=event.culprit or "", seat=event.target,
-                            pause=round(event.pause or 0.0, 1), limit=rules.nomination_pause)
+    return load_phrasebook(rules.phrasebook).verdict(event, rules)
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -299,7 +295,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 os.unlink(journal.path)
         raise
     spoken = sorted((o for o in sim.outputs if o.kind == "say"), key=lambda o: o.t)
-    sys.stdout.write("".join(_json_line(o.to_json()) for o in spoken))
+    book = sim.game.book
+    sys.stdout.write("".join(_json_line(o.to_json(book.render(o))) for o in spoken))
     if args.protocol:
         _write_atomic(args.protocol, protocol_text(game))
     return 0
@@ -333,6 +330,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from voicehost.export import export_text, load_table
 
+    _input_file(args.journal, "")
+    _output_file(args.output, "-o")
     table, ended = load_table(args.journal)
     text = export_text(table, args.format, ended)
     _write_atomic(args.output, text) if args.output else sys.stdout.write(text)

@@ -24,10 +24,14 @@ class GameError(VoicehostError):
 
     Carries the input and the phase, so every message names both."""
 
-    def __init__(self, message: str, *, phase: str = "", event: str = "") -> None:
+    def __init__(self, message: str, *, phase: str = "", event: str = "", key: str = "",
+                 values: dict[str, object] | None = None) -> None:
         self.reason = message
         self.phase = phase
         self.event = event
+        # The refusal in the phrasebooks' [refuse] section, for the table's language.
+        self.key = key
+        self.values = values or {}
         where = f" (phase: {phase})" if phase else ""
         super().__init__(f"{message}{where}")
 

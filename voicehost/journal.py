@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from voicehost.errors import GameError, InputError, JournalError, JournalWriteError, VoicehostError
-from voicehost.game.events import Event, event_to_json, parse_event
+from voicehost.game.events import HOST_INPUTS, Event, event_to_json, parse_event
 from voicehost.game.model import Output
 from voicehost.game.moderator import Moderator, new_game
 from voicehost.rules import RuleOptions, rules_for
@@ -280,10 +280,6 @@ class Journal:
         self.close()
 
 
-HOST_INPUTS = frozenset({"votes", "lift_votes", "shot", "don_check", "sheriff_check", "best_move",
-                         "foul", "unfoul", "disqualify", "leave_table", "best_player", "worst_player",
-                         "pause", "resume", "next",
-                         "candidates", "heal", "visit", "commissar_check", "maniac_kill"})
 
 
 class Table:

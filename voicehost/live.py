@@ -80,9 +80,12 @@ class LiveTable:
     def apply(self, event: Event) -> list[Output]:
         """A host or player input; raises (and changes nothing) when it does not fit."""
         with self.lock:
-            outputs = self.table.apply(event, self.game_now())
+            now = self.game_now()
+            ticked = self.table.advance(now)  # due timers speak even if the input is refused
+            self._emit(ticked)
+            outputs = self.table.apply(event, now)
             self._emit(outputs)
-            return outputs
+            return ticked + outputs
 
     def apply_json(self, data: dict) -> list[Output]:
         return self.apply(parse_event(data, self.game.max_seat))
@@ -123,7 +126,7 @@ class LiveTable:
     def _emit(self, outputs: list[Output], *, changed: bool = False) -> None:
         for output in outputs:
             if output.kind == "say" and self.speaker is not None:
-                self.speaker.say(output.text, private=output.private, at=output.t)
+                self.speaker.say(self.game.book.render(output), private=output.private, at=output.t)
         if outputs or changed:
             for listener in list(self.listeners):
                 try:
@@ -152,7 +155,7 @@ def fixed_phrases(game: Moderator) -> list[str]:
     """Every announcement whose text is known before the game: rendered at start-up."""
     book = game.book
     texts = [text for text in book.say.values() if "{" not in text]
-    seats = range(1, 11)
+    seats = range(1, game.max_seat + 1)  # a city table seats up to 11
     for key in ("floor_speech", "floor_tie", "floor_last_word", "vote_question", "leaves", "killed",
                 "number"):
         texts += [book.text(key, seat=seat) for seat in seats]

@@ -1,4 +1,8 @@
-"""The phrasebook: every sentence the moderator speaks, loaded from grammars/."""
+"""The phrasebook: every sentence the moderator speaks, every label and
+refusal a player or host reads, loaded from grammars/ (ru, uk, a club's own).
+
+The core emits keys with values (`Output`); `Phrasebook.render` turns one into
+the table's words at the edge: the speaker, the terminal, the page."""
 from __future__ import annotations
 
 import string
@@ -6,12 +10,19 @@ import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from voicehost.errors import DataError
+from voicehost.errors import DataError, GameError
 from voicehost.paths import GRAMMARS
 
-PLACEHOLDERS = {"seat", "seats", "count", "seconds", "word", "pause", "limit", "day", "card"}
+if TYPE_CHECKING:
+    from voicehost.game.model import Output
+    from voicehost.phrases.listener import Nomination
+    from voicehost.rules import RuleOptions
+
+PLACEHOLDERS = {"seat", "seats", "count", "seconds", "word", "pause", "limit", "day", "card",
+                "input", "wanted", "total", "voters", "role", "candidates", "known", "detail"}
+SECTIONS = ("say", "explain", "cards", "refuse", "phase", "status", "floor", "status_floor")
 
 
 def _fmt(value: Any) -> str:
@@ -22,17 +33,61 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+def verdict_values(event: Nomination, rules: RuleOptions) -> tuple[str, dict[str, Any]]:
+    """Why a nomination was refused: the explanation's key and its values."""
+    if event.reason == "wrong_form" and event.culprit is None:
+        return "extra_words_required", {"word": " ".join(rules.required_fillers)}
+    return event.reason or "", {"word": event.culprit or "", "seat": event.target,
+                                "pause": round(event.pause or 0.0, 1),
+                                "limit": rules.nomination_pause}
+
+
 @dataclass(frozen=True)
 class Phrasebook:
     say: dict[str, str]
     explain: dict[str, str]
     cards: dict[str, str]
+    refuse: dict[str, str]
+    phase: dict[str, str]
+    status: dict[str, str]
+    floor: dict[str, str]
+    status_floor: dict[str, str]
 
     def text(self, key: str, **values: Any) -> str:
         return self.say[key].format(**{k: _fmt(v) for k, v in values.items()})
 
     def explanation(self, reason: str, **values: Any) -> str:
         return self.explain[reason].format(**{k: _fmt(v) for k, v in values.items()})
+
+    def render(self, output: Output) -> str:
+        """The words of one output, in this phrasebook's language."""
+        values = output.values
+        if output.kind == "suggest":
+            return str(values["word"])
+        if "explain" in values:
+            rest = {k: v for k, v in values.items() if k != "explain"}
+            return self.explanation(values["explain"], **rest)
+        if values.get("phrase"):
+            return str(values["phrase"]).format(seat=values.get("seat"))
+        return self.text(output.key, **values)
+
+    def verdict(self, event: Nomination, rules: RuleOptions) -> str:
+        """Training mode's answer to a nomination: the confirmation, or why not."""
+        if event.accepted:
+            return rules.confirmation.format(seat=event.target) or self.text("accepted",
+                                                                            seat=event.target)
+        key, values = verdict_values(event, rules)
+        return self.explanation(key, **values)
+
+    def refusal(self, error: GameError) -> str:
+        """A refused input in the table's language (the English stays in the log)."""
+        template = self.refuse.get(error.key)
+        if template is None:
+            return str(error)
+        return template.format(**{k: _fmt(v) for k, v in error.values.items()})
+
+    def phase_label(self, phase: str) -> str:
+        return self.phase.get(phase, phase)
 
 
 def _check(section: dict[str, Any], where: str) -> dict[str, str]:
@@ -57,11 +112,9 @@ def load_phrasebook(name: str = "phrasebook.ru", folder: Path = GRAMMARS) -> Phr
         raise DataError(f"no phrasebook '{name}' ({path})") from exc
     except tomllib.TOMLDecodeError as exc:
         raise DataError(f"{path}: {exc}") from exc
-    say = _check(data.get("say", {}), str(path))
-    explain = _check(data.get("explain", {}), str(path))
-    cards = _check(data.get("cards", {}), str(path))
+    sections = {section: _check(data.get(section, {}), str(path)) for section in SECTIONS}
     parent = data.get("inherit")
     if parent:
         base = load_phrasebook(parent, folder)
-        say, explain, cards = {**base.say, **say}, {**base.explain, **explain}, {**base.cards, **cards}
-    return Phrasebook(say, explain, cards)
+        sections = {section: {**getattr(base, section), **own} for section, own in sections.items()}
+    return Phrasebook(**sections)

@@ -11,7 +11,7 @@ from typing import TextIO
 from voicehost.asr import model_problem
 from voicehost.audio import MicrophoneSource, WavFileSource
 from voicehost.config import Config, default_config_path, load_config
-from voicehost.game.moderator import game_class
+from voicehost.game.variants.base import variant_for
 from voicehost.live import AudioClock, GameClock
 from voicehost.rules import RuleOptions, parse_set
 from voicehost.session import (
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
 def _start(config: Config, rules: RuleOptions, options: RunOptions, clock, *, lag: float = 0.0):
     live, replayed = build(config, rules, options, clock)
     live.lag = lag
-    live.listeners.append(print_outputs(options.out))
+    live.listeners.append(print_outputs(options.out, live.game.book))
     if replayed:
         options.out.write(f"resumed {live.journal_path}: the game stands where it stopped\n")
     deal_from_options(live, options)
@@ -91,7 +91,7 @@ async def _serve_and(live, config: Config, options: RunOptions, main):
 def _run_file(config: Config, rules: RuleOptions, options: RunOptions) -> int:
     recognizer = recognizer_for(config, rules, options.out)
     source = WavFileSource(options.audio_file)
-    host = HostScript(options.host_script, game_class(rules).max_seat)
+    host = HostScript(options.host_script, variant_for(rules).max_seat)
     clock = AudioClock()
     live = _start(config, rules, options, clock, lag=0.0)
     try:
@@ -137,7 +137,7 @@ def serve(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         lines, where = load_script(args.script)
         simulate(lines, rules, where, table)
     live = LiveTable(table, GameClock(start_at=table.game.now))
-    live.listeners.append(print_outputs(out))
+    live.listeners.append(print_outputs(out, live.game.book))
     try:
         asyncio.run(_serve_forever(live, config, args, out))
     except KeyboardInterrupt:

@@ -15,13 +15,14 @@ from typing import Iterator, TextIO
 from voicehost.asr import AsrError, Recognizer, VoskRecognizer, grammar_phrases, load_model, model_problem
 from voicehost.audio import AudioError, Clip, Sink, Source, SpeakerSink, WavFileSink
 from voicehost.config import Config
-from voicehost.errors import InputError, VoicehostError
+from voicehost.errors import GameError, InputError, VoicehostError
 from voicehost.game.events import parse_event
 from voicehost.game.model import Phase
 from voicehost.game.protocol import protocol_text
 from voicehost.live import AudioClock, GameClock, LiveTable, fixed_phrases, open_table
 from voicehost.rules import RuleOptions
 from voicehost.tts import Speaker, Voice, VoiceError, open_voice
+from voicehost.phrasebook import Phrasebook
 from voicehost.typed import HELP, format_output, handle_line, parse_roles, status
 
 log = logging.getLogger(__name__)
@@ -85,10 +86,10 @@ def build(config: Config, rules: RuleOptions, options: RunOptions, clock) -> tup
     return LiveTable(table, clock, speaker), replayed
 
 
-def print_outputs(out: TextIO):
+def print_outputs(out: TextIO, book: Phrasebook):
     def listener(outputs) -> None:
         for output in outputs:
-            out.write(format_output(output) + "\n")
+            out.write(format_output(output, book) + "\n")
         out.flush()
     return listener
 
@@ -133,6 +134,10 @@ async def run_typed(live: LiveTable, options: RunOptions, stdin: TextIO = sys.st
                 break
             try:
                 verdict = handle_line(live, line)
+            except GameError as exc:
+                log.info("refused: %s", exc)  # the English for the log; the table reads its language
+                out.write(f"! {live.game.book.refusal(exc)}\n")
+                verdict = None
             except VoicehostError as exc:
                 out.write(f"! {' '.join(str(exc).split())}\n")
                 verdict = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from voicehost.errors import GameError, InputError, VoicehostError
 from voicehost.game.events import IMMEDIATE, Event, SeatEvent, event_type, parse_event
@@ -42,9 +42,11 @@ class Simulation:
     def _stuck(self, event: Event) -> GameError:
         kind = event_type(event)
         if self.game.phase is Phase.GAME_OVER:
-            return self.game.error(f"'{kind}' does not fit: the game is over", event)
+            return self.game.error(f"'{kind}' does not fit: the game is over", event,
+                                   key="game_over", input=kind)
         wanted = self.game.waiting_for()
-        return self.game.error(f"'{kind}' does not fit before the game gets '{wanted}'", event)
+        return self.game.error(f"'{kind}' does not fit before the game gets '{wanted}'", event,
+                               key="does_not_fit_waiting", input=kind, wanted=wanted or "")
 
     def run_on(self) -> None:
         """The script is over: let the game run until it needs input or ends."""
@@ -52,11 +54,21 @@ class Simulation:
             self.outputs += self.table.advance(deadline)
 
 
+def _no_constant(name: str) -> Any:
+    raise InputError(f"'{name}' is not a number a script may use")
+
+
 def _parse_line(line: str, size: int) -> Event:
+    """One script line; JSON nested too deep, numbers too long to convert and
+    NaN or Infinity are refused with one line, like any malformed JSON."""
     try:
-        data = json.loads(line)
+        data = json.loads(line, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON ({exc.msg})") from None
+    except RecursionError:
+        raise InputError("malformed JSON (nested too deep)") from None
+    except ValueError:
+        raise InputError("malformed JSON (a number too long)") from None
     return parse_event(data, size)
 
 
@@ -98,4 +110,6 @@ def load_script(path: Path | None, text: str | None = None) -> tuple[list[tuple[
             raise ScriptError(f"cannot read script {where}: {exc.strerror}") from None
         except UnicodeDecodeError:
             raise ScriptError(f"{where}: the script is not UTF-8 text") from None
-    return read_script(text.splitlines(), where), where
+    # Lines end at "\n" only: a U+2028 or U+0085 inside a word is part of the line,
+    # as the JSON writer left it.
+    return read_script(text.split("\n"), where), where

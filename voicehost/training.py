@@ -16,7 +16,6 @@ from voicehost.rules import RuleOptions
 from voicehost.tts import Speaker, open_voice
 
 log = logging.getLogger(__name__)
-NOTHING = "Номинации не было: скажите «выставляю» и номер игрока"
 
 
 class Trainer:
@@ -41,13 +40,7 @@ class Trainer:
                               required_fillers=self.rules.required_fillers)
 
     def verdict(self, event: Nomination) -> str:
-        if event.accepted:
-            return self.rules.confirmation.format(seat=event.target) or self.book.text("accepted",
-                                                                                        seat=event.target)
-        if event.reason == "wrong_form" and event.culprit is None:
-            return self.book.explanation("extra_words_required", word=" ".join(self.rules.required_fillers))
-        return self.book.explanation(event.reason or "", word=event.culprit or "", seat=event.target,
-                                     pause=round(event.pause or 0.0, 1), limit=self.rules.nomination_pause)
+        return self.book.verdict(event, self.rules)
 
     def judge(self, words: Iterable[Word]) -> list[str]:
         """Every verdict a phrase earns, in order (one per number reached)."""
@@ -58,7 +51,7 @@ class Trainer:
                 if isinstance(event, Nomination):
                     verdicts.append(self.verdict(event))
                     listener = self.listener()
-        return verdicts or [NOTHING]
+        return verdicts or [self.book.explanation("no_nomination")]
 
     def tell(self, text: str) -> None:
         self.out.write(text + "\n")
@@ -99,4 +92,4 @@ class Trainer:
             self.speaker.close()
 
 
-__all__ = ["Trainer", "NOTHING"]
+__all__ = ["Trainer"]

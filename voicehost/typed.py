@@ -10,8 +10,9 @@ import re
 from typing import Any
 
 from voicehost.errors import InputError
-from voicehost.game.events import NULLABLE
+from voicehost.game.events import NULLABLE, ascii_number
 from voicehost.game.model import ROLE_COUNTS, Output, Phase
+from voicehost.phrasebook import Phrasebook
 from voicehost.live import LiveTable
 from voicehost.phrases.words import words_from_text
 
@@ -49,8 +50,8 @@ def parse_roles(spec: str) -> dict[str, str]:
     count = 10
     named: list[tuple[str, str]] = []
     for token in tokens:
-        pair = re.fullmatch(r"([a-z_]+)=(\d{1,2})", token.lower())
-        short = re.fullmatch(r"([dmsc])(\d{1,2})", token.lower())
+        pair = re.fullmatch(r"([a-z_]+)=([0-9]{1,2})", token.lower())
+        short = re.fullmatch(r"([dmsc])([0-9]{1,2})", token.lower())
         if pair and pair.group(1) == "players":
             count = int(pair.group(2))
         elif pair:
@@ -90,49 +91,30 @@ def parse_command(line: str) -> dict[str, Any] | str:
         counts = {}
         for arg in args:
             seat, sep, count = arg.replace(":", "=").partition("=")
-            if not sep or not seat.isdigit() or not count.isdigit():
-                raise InputError(f"votes: '{arg}' is not SEAT=COUNT")
+            if not sep or ascii_number(seat) is None or ascii_number(count) is None:
+                raise InputError(f"votes: '{arg[:20]}' is not SEAT=COUNT")
             counts[seat] = int(count)
         return {"type": "votes", "counts": counts}
     if head == "/lift":
-        if len(args) != 1 or not args[0].isdigit():
+        if len(args) != 1 or ascii_number(args[0]) is None:
             raise InputError("lift takes one number: /lift 6")
         return {"type": "lift_votes", "count": int(args[0])}
     if head == "/candidates":
-        if not all(a.isdigit() for a in args):
+        if not all(ascii_number(a) is not None for a in args):
             raise InputError("candidates takes seats: /candidates 2 8 (none: /candidates)")
         return {"type": "candidates", "seats": [int(a) for a in args]}
     if head == "/best":
-        if not all(a.isdigit() for a in args):
+        if not all(ascii_number(a) is not None for a in args):
             raise InputError("best takes three seats: /best 2 5 9")
         return {"type": "best_move", "seats": [int(a) for a in args]}
     if head in SEAT_COMMANDS:
         if len(args) != 1:
             raise InputError(f"{head} takes one seat, e.g. {head} 5")
         miss = SEAT_COMMANDS[head] in NULLABLE and args[0] in NOBODY
-        if not miss and not args[0].isdigit():
-            raise InputError(f"{head}: '{args[0]}' is not a seat")
+        if not miss and ascii_number(args[0]) is None:
+            raise InputError(f"{head}: '{args[0][:20]}' is not a seat")
         return {"type": SEAT_COMMANDS[head], "seat": None if miss else int(args[0])}
     raise InputError(f"unknown command {head}; /help lists them")
-
-
-PHASE_RU = {
-    Phase.SETUP: "ждём раздачу ролей (/roles или /deal)",
-    Phase.MAFIA_MEETING: "договорка мафии",
-    Phase.DON_MEETING: "знакомство с Доном",
-    Phase.SHERIFF_MEETING: "знакомство с Шерифом",
-    Phase.VOTING: "голосование",
-    Phase.TALLY: "ждём голоса (/votes)",
-    Phase.LIFT_VOTE: "ждём голоса за подъём всех (/lift)",
-    Phase.HUNT: "мафия стреляет (/shot)",
-    Phase.DON_CHECK: "проверка Дона (/don)",
-    Phase.SHERIFF_CHECK: "проверка Шерифа (/sheriff)",
-    Phase.CANDIDATES: "ждём кандидатов (/candidates)",
-    Phase.NIGHT_ACTION: "ночные ходы ролей",
-    Phase.GAME_OVER: "игра окончена",
-}
-FLOOR_RU = {"speech": "говорит игрок {seat}", "tie_speech": "оправдывается игрок {seat}",
-            "last_word": "последнее слово игрока {seat}"}
 
 
 def status(live: LiveTable) -> str:
@@ -142,9 +124,10 @@ def status(live: LiveTable) -> str:
         parts.append(f"ночь {game.night}" if game.phase.is_night else f"день {game.day}")
     if game.floor is not None:
         left = max(0, int(round(game.floor.end - game.now)))
-        parts.append(FLOOR_RU[game.floor.kind.value].format(seat=game.floor.seat) + f", осталось {left} с")
+        floor = game.book.status_floor[game.floor.kind.value].format(seat=game.floor.seat)
+        parts.append(floor + f", осталось {left} с")
     else:
-        parts.append(PHASE_RU.get(game.phase, game.phase.value))
+        parts.append(game.book.status.get(game.phase.value, game.phase.value))
     if game.today and game.phase not in (Phase.SETUP, Phase.GAME_OVER):
         parts.append("выставлены " + ", ".join(map(str, game.today)))
     if game.paused_at is not None:
@@ -152,13 +135,14 @@ def status(live: LiveTable) -> str:
     return "· " + " · ".join(parts)
 
 
-def format_output(output: Output) -> str:
+def format_output(output: Output, book: Phrasebook) -> str:
     minutes, seconds = divmod(int(output.t), 60)
+    text = book.render(output)
     if output.kind == "suggest":
         verdict = "фол" if output.data.get("suggest") == "foul" else "дисквалификация"
-        return f"[{minutes:02d}:{seconds:02d}] ? игрок {output.data.get('seat')}: «{output.text}» — {verdict}?"
+        return f"[{minutes:02d}:{seconds:02d}] ? игрок {output.data.get('seat')}: «{text}» — {verdict}?"
     mark = "(только ведущему) " if output.private else ""
-    return f"[{minutes:02d}:{seconds:02d}] {mark}{output.text}"
+    return f"[{minutes:02d}:{seconds:02d}] {mark}{text}"
 
 
 def handle_line(live: LiveTable, line: str) -> str | None:

@@ -19,6 +19,7 @@ from voicehost.errors import InputError, VoicehostError
 from voicehost.export import mafiaratings, polemica
 from voicehost.export.common import ExportError, check_exportable, host_text
 from voicehost.export.facts import collect
+from voicehost.export.names import names_event
 from voicehost.journal import Table, replay_entries
 
 FORMATS = {"mafiaratings": mafiaratings.record, "polemica": polemica.record}
@@ -99,5 +100,6 @@ __all__ = [
     "export_text",
     "host_text",
     "load_table",
+    "names_event",
     "write_exports",
 ]

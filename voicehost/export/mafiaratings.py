@@ -83,8 +83,6 @@ def _players(facts: Facts, notes: Notes) -> list[dict[str, Any]]:
             player[check["role"]] = check["night"] - 1
     for out in facts.protocol["eliminated"]:
         players[out["seat"]]["death"] = _death(facts, out)
-        if out["cause"] == "left_table":
-            notes.add("export_left_table", seat=out["seat"])
     for seat, moment in facts.fouls:
         players[seat].setdefault("warnings", []).append(game_time(moment))
     best = facts.protocol.get("best_move")
@@ -92,6 +90,9 @@ def _players(facts: Facts, notes: Notes) -> list[dict[str, Any]]:
         players[best["seat"]]["legacy"] = list(best["named"])
     if facts.protocol.get("best_player") is not None:
         players[facts.protocol["best_player"]]["bonus"] = "bestPlayer"
+    worst = facts.protocol.get("worst_player")
+    if worst is not None:  # no such title on the platform: the moderator's note on the player
+        players[worst]["comment"] = notes.book.text("export_worst_player", seat=worst)
     for player in players.values():
         for key in ("nominating", "shooting"):
             while player.get(key) and player[key][-1] is None:
@@ -104,8 +105,6 @@ def _players(facts: Facts, notes: Notes) -> list[dict[str, Any]]:
 def record(facts: Facts, phrasebook: str, ended: datetime | None = None) -> dict[str, Any]:
     notes = Notes(phrasebook)
     players = _players(facts, notes)
-    if facts.protocol.get("worst_player") is not None:
-        notes.add("export_worst_player", seat=facts.protocol["worst_player"])
     common_notes(notes, facts)
     start, end = times(facts, ended)
     return {

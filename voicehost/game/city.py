@@ -1,23 +1,34 @@
-"""The `city` variant (seed 003, SPEC §3.1): a party game on the same machinery.
+"""The `city` variant (seed 003, SPEC §3.1): a party game on the same engine.
 
 8–11 players; mafia, a commissar, and at most one doctor, lover and maniac.
 Nights ≥ 2 run mafia kill, doctor heal, lover visit, commissar check, maniac
 kill; everything takes effect in the morning, and each dead player's card is
 read out. By day the host names the candidates; the top of the vote dies, a
-tie is re-voted once, a second tie kills nobody."""
+tie is re-voted once, a second tie kills nobody. Leaving the table loses
+nothing here: the player is out and the game goes on."""
 from __future__ import annotations
 
 from collections import Counter
-from enum import Enum
-from typing import Any
+from enum import Enum, StrEnum
+from typing import TYPE_CHECKING
 
-from voicehost.game.events import SeatEvent
+from voicehost.game import discipline, night, scoring, voting
+from voicehost.errors import GameError
+from voicehost.game.events import BestMove, SeatEvent, Votes
 from voicehost.game.model import Cause, Phase
-from voicehost.game.moderator import Moderator
+
+if TYPE_CHECKING:
+    from voicehost.game.moderator import Moderator
 
 CITY_NIGHT = (("doctor", "heal"), ("lover", "visit"), ("commissar", "commissar_check"),
               ("maniac", "maniac_kill"))
 ACTION_ROLE = {action: role for role, action in CITY_NIGHT}
+
+
+class CitySide(StrEnum):
+    CITY = "city"
+    MAFIA = "mafia"
+    MANIAC = "maniac"
 
 
 class CityRole(Enum):
@@ -29,226 +40,259 @@ class CityRole(Enum):
     MANIAC = "maniac"
 
     @property
-    def side(self) -> str:
-        return {"mafia": "mafia", "maniac": "maniac"}.get(self.value, "city")
+    def side(self) -> CitySide:
+        return {"mafia": CitySide.MAFIA, "maniac": CitySide.MANIAC}.get(self.value, CitySide.CITY)
 
 
-class CityModerator(Moderator):
+class CityCause(StrEnum):
+    """Deaths only the city's night has."""
+
+    COMMISSAR = "commissar"
+    MANIAC = "maniac"
+
+
+_DAY = frozenset({Phase.SPEECH, Phase.CANDIDATES, Phase.GAME_OVER})
+TRANSITIONS: dict[Phase, frozenset[Phase]] = {
+    Phase.SETUP: frozenset({Phase.MAFIA_MEETING}),
+    Phase.MAFIA_MEETING: _DAY,
+    Phase.SPEECH: _DAY,
+    Phase.CANDIDATES: frozenset({Phase.VOTING, Phase.HUNT, Phase.GAME_OVER}),
+    Phase.VOTING: frozenset({Phase.TALLY, Phase.CANDIDATES, Phase.GAME_OVER}),
+    Phase.TALLY: frozenset({Phase.VOTING, Phase.HUNT, Phase.CANDIDATES, Phase.GAME_OVER}),
+    Phase.HUNT: frozenset({Phase.NIGHT_ACTION, Phase.GAME_OVER}),
+    Phase.NIGHT_ACTION: _DAY | {Phase.NIGHT_ACTION},
+    Phase.GAME_OVER: frozenset(),
+}
+
+
+def _role(game: Moderator, seat: int) -> CityRole:
+    return CityRole(game.state.seats.roles[seat].value)
+
+
+def _card(game: Moderator, seat: int) -> str:
+    return game.book.cards[_role(game, seat).value]
+
+
+class CityVariant:
     max_seat = 11
+    default_seats = 10
     nominations_by_phrase = False
-    WIN_SAY = {"city": "city_wins", "mafia": "mafia_wins", "maniac": "maniac_wins"}
+    transitions = TRANSITIONS
+    win_say: dict[str, str] = {CitySide.CITY: "city_wins", CitySide.MAFIA: "mafia_wins",
+               CitySide.MANIAC: "maniac_wins"}
 
-    def __init__(self, rules) -> None:
-        super().__init__(rules)
-        self.windows: list[str] = []
-        self.window = -1
-        self.actions: dict[str, int | None] = {}
+    # -------------------------------------------------------- deal and sides
 
-    # ------------------------------------------------------------ the deal
-
-    def _check_roles(self, names: dict[int, str]) -> None:
+    def check_deal(self, game: Moderator, names: dict[int, str]) -> None:
         count = len(names)
         if not 8 <= count <= 11 or sorted(names) != list(range(1, count + 1)):
-            raise self.error(f"the city variant seats 8 to 11 players on seats 1..N; got seats "
-                             f"{', '.join(map(str, sorted(names)))}")
+            raise game.error(f"the city variant seats 8 to 11 players on seats 1..N; got seats "
+                             f"{', '.join(map(str, sorted(names)))}", key="city_deal_seats",
+                             seats=sorted(names))
         known = {r.value for r in CityRole}
         for seat, name in sorted(names.items()):
             if name not in known:
-                raise self.error(f"setup seat {seat}: unknown role {name!r} (known: {', '.join(sorted(known))})")
+                raise game.error(f"setup seat {seat}: unknown role {name!r} "
+                                 f"(known: {', '.join(sorted(known))})", key="deal_unknown_role",
+                                 seat=seat, role=name, known=sorted(known))
         counts = Counter(names.values())
         if counts["mafia"] < 1 or counts["commissar"] != 1:
-            raise self.error("the city variant needs at least one mafia and exactly one commissar")
+            raise game.error("the city variant needs at least one mafia and exactly one commissar",
+                             key="city_deal_roles")
         extra = [r for r in ("doctor", "lover", "maniac") if counts[r] > 1]
         if extra:
-            raise self.error(f"the city variant has at most one {extra[0]}")
+            raise game.error(f"the city variant has at most one {extra[0]}", key="city_deal_extra",
+                             card=game.book.cards[extra[0]])
 
-    def _setup(self, names: dict[int, str]) -> None:
-        self.roles = {seat: CityRole(name) for seat, name in sorted(names.items())}  # type: ignore[misc]
-        self.alive = set(self.roles)
-        self.night = 1
-        self.windows = [action for role, action in CITY_NIGHT if role in names.values()]
-        self._enter(Phase.MAFIA_MEETING)
-        self._say("night_falls")
-        self._say("mafia_wakes")
-        self.timers["step"] = self.now + self.rules.mafia_meet_seconds
+    def deal(self, names: dict[int, str]) -> dict[int, Enum]:
+        return {seat: CityRole(name) for seat, name in sorted(names.items())}
 
-    def _steps(self) -> dict[Phase, Any]:
-        steps = super()._steps()
-        steps[Phase.MAFIA_MEETING] = self._end_acquaintance
-        steps[Phase.NIGHT_ACTION] = self._window_done
-        return steps
+    def side(self, role: Enum) -> str:
+        return CityRole(role.value).side
 
-    def _end_acquaintance(self) -> None:
-        self._say("mafia_sleeps")
-        self._morning()
+    def winner(self, game: Moderator) -> str | None:
+        alive = game.state.seats.alive
+        sides = Counter(game.side(s) for s in alive)
+        if sides[CitySide.MAFIA] == 0 and sides[CitySide.MANIAC] == 0:
+            return CitySide.CITY
+        if sides[CitySide.MANIAC] and len(alive) - 1 <= 1:
+            return CitySide.MANIAC
+        if not sides[CitySide.MANIAC] and sides[CitySide.MAFIA] >= len(alive) - sides[CitySide.MAFIA]:
+            return CitySide.MAFIA
+        return None
 
-    def _side(self, seat: int) -> str:
-        return self.roles[seat].side  # type: ignore[attr-defined]
+    def left_table_winner(self, game: Moderator, seat: int) -> str | None:
+        return None  # a party game: nobody wins by another's leaving
 
-    def _role(self, seat: int) -> str:
-        return self.roles[seat].value
+    # ---------------------------------------------------------- the sequence
 
-    def _seat_of_role(self, role: str) -> int | None:
-        return next((s for s, r in self.roles.items() if r.value == role), None)
+    def first_night(self, game: Moderator) -> None:
+        """The acquaintance night: the mafia meet, and the day begins."""
+        roles = {r.value for r in game.state.seats.roles.values()}
+        game.state.night.windows = [action for role, action in CITY_NIGHT if role in roles]
+        night.first_night(game)
 
-    # ------------------------------------------------------------- the day
+    def step(self, game: Moderator) -> None:
+        phase = game.state.seats.phase
+        if phase is Phase.MAFIA_MEETING:
+            game.say("mafia_sleeps")
+            night.morning(game)
+        elif phase is Phase.NIGHT_ACTION:
+            self._window_done(game)
+        else:
+            voting.vote_step(game)
 
-    def _start_speeches(self) -> None:
-        self.speakers = sorted(self.alive)
-        self._next_speech()
+    def speaking_order(self, game: Moderator) -> list[int]:
+        return sorted(game.state.seats.alive)
 
-    def _start_vote(self) -> None:
-        self.cancel_day = None
-        self.tied, self.vote_round = None, 0
-        self._enter(Phase.CANDIDATES)
+    def start_vote(self, game: Moderator) -> None:
+        day = game.state.day
+        day.cancel_day = None
+        day.tied, day.vote_round = None, 0
+        game.enter(Phase.CANDIDATES)
 
-    def _candidates(self, seats: list[int]) -> None:
-        strangers = [s for s in seats if s not in self.alive]
-        if strangers or len(set(seats)) != len(seats):
-            raise self.error(f"candidates must be distinct players in the game, got {seats}")
+    def candidates(self, game: Moderator, seats: list[int]) -> None:
         if not seats:
-            self._say("city_no_candidates")
-            self.vote_resolved = True
-            return self._nightfall()
-        self._say("city_candidates", seats=seats)
+            game.say("city_no_candidates")
+            game.state.day.vote_resolved = True
+            return self.nightfall(game)
+        game.say("city_candidates", seats=seats)
         if len(seats) == 1:
-            return self._voted_out(seats[0])
-        self._start_round(seats)
+            return self._voted_out(game, seats[0])
+        voting.start_round(game, seats)
 
-    def _votes(self, event) -> None:
-        leaders = self._tally(event)
+    def after_tally(self, game: Moderator, event: Votes) -> None:
+        leaders = voting.tally(game, event)
+        day = game.state.day
         if len(leaders) == 1:
-            return self._voted_out(leaders[0])
-        if self.tied is not None:
-            self._say("city_second_tie")
-            self.vote_resolved = True
-            return self._nightfall()
-        self.tied = leaders
-        self._say("tie", seats=leaders)
-        self._start_round(leaders)
+            return self._voted_out(game, leaders[0])
+        if day.tied is not None:
+            game.say("city_second_tie")
+            day.vote_resolved = True
+            return self.nightfall(game)
+        day.tied = leaders
+        game.say("tie", seats=leaders)
+        voting.start_round(game, leaders)
 
-    def _voted_out(self, seat: int) -> None:
-        self._say("city_leaves", seat=seat, card=self.book.cards[self._role(seat)])
-        self.vote_resolved = True
-        self._remove(seat, Cause.VOTE)
-        if not self._check_win():
-            self._nightfall()
+    def lift_votes(self, game: Moderator, count: int) -> None:
+        raise AssertionError("admission lets no lift vote into a city game")
 
-    # ----------------------------------------------------------- the night
+    def _voted_out(self, game: Moderator, seat: int) -> None:
+        game.say("city_leaves", seat=seat, card=_card(game, seat))
+        game.state.day.vote_resolved = True
+        discipline.remove(game, seat, Cause.VOTE)
+        if not scoring.check_win(game):
+            self.nightfall(game)
 
-    def _nightfall(self) -> None:
-        self.night = self.day + 1
-        self.shot, self.shot_entered = None, False
-        self.actions, self.window = {}, -1
-        self._enter(Phase.HUNT)
-        self._say("night_falls")
-        self._say("city_mafia_wakes")
-        if not any(self._side(s) == "mafia" for s in self.alive):
-            self._shot(None)  # no mafia left to choose a victim
+    # ------------------------------------------------------------- the night
 
-    def _shot(self, seat: int | None) -> None:
-        self.shot, self.shot_entered = seat, True
-        self._say("mafia_sleeps")
-        self._next_window()
+    def nightfall(self, game: Moderator) -> None:
+        seats, state = game.state.seats, game.state.night
+        seats.night = seats.day + 1
+        state.shot, state.shot_entered = None, False
+        state.actions, state.window = {}, -1
+        game.enter(Phase.HUNT)
+        game.say("night_falls")
+        game.say("city_mafia_wakes")
+        if not any(game.side(s) == CitySide.MAFIA for s in seats.alive):
+            self._shot(game, None)  # no mafia left to choose a victim
 
-    def _next_window(self) -> None:
-        self.window += 1
-        if self.window >= len(self.windows):
-            return self._morning()
-        role = ACTION_ROLE[self.windows[self.window]]
-        self._enter(Phase.NIGHT_ACTION)
-        self._say(f"{role}_wakes")
-        self.timers["step"] = self.now + self.rules.don_seconds
+    def night_input(self, game: Moderator, event: SeatEvent) -> None:
+        if event.type == "shot":
+            return self._shot(game, event.seat)
+        game.state.night.actions[event.type] = event.seat
+        if event.type == "commissar_check" and event.seat is not None:
+            seat = event.seat
+            found = _role(game, seat).value if game.side(seat) != CitySide.CITY else "citizen"
+            game.state.record.checks.append({"night": game.state.seats.night, "role": "commissar",
+                                             "seat": seat, "result": game.side(seat)})
+            game.say("commissar_answer", private=True, seat=seat, card=game.book.cards[found])
+        self._window_done(game)
 
-    def _window_done(self) -> None:
-        self._say(f"{ACTION_ROLE[self.windows[self.window]]}_sleeps")
-        self._next_window()
+    def _shot(self, game: Moderator, seat: int | None) -> None:
+        game.state.night.shot, game.state.night.shot_entered = seat, True
+        game.say("mafia_sleeps")
+        self._next_window(game)
 
-    def _seat_event_fits(self, event: SeatEvent) -> bool:
-        if event.type in ACTION_ROLE:
-            return (self.phase is Phase.NIGHT_ACTION and self.windows[self.window] == event.type)
-        if event.type in ("don_check", "sheriff_check"):
-            return False
-        return super()._seat_event_fits(event)
+    def _next_window(self, game: Moderator) -> None:
+        state = game.state.night
+        state.window += 1
+        if state.window >= len(state.windows):
+            return night.morning(game)
+        game.enter(Phase.NIGHT_ACTION)
+        game.say(f"{ACTION_ROLE[state.windows[state.window]]}_wakes")
+        game.set_timer("step", game.rules.don_seconds)
 
-    def _precheck_seat_event(self, event: SeatEvent) -> None:
-        if event.type in ACTION_ROLE:
-            role = ACTION_ROLE[event.type]
-            actor = self._seat_of_role(role)
-            if actor is None or actor not in self.alive:
-                raise self.error(f"there is no {role} in the game to act", event)
-            if event.seat is not None and event.seat not in self.alive:
-                raise self.error(f"seat {event.seat} is not in the game", event)
-            return
-        if event.type in ("don_check", "sheriff_check"):
-            raise self.error("the city variant has no don or sheriff checks; use commissar_check", event)
-        super()._precheck_seat_event(event)
+    def _window_done(self, game: Moderator) -> None:
+        state = game.state.night
+        game.say(f"{ACTION_ROLE[state.windows[state.window]]}_sleeps")
+        self._next_window(game)
 
-    def _seat_handlers(self) -> dict[str, Any]:
-        handlers = super()._seat_handlers()
-        for action in ACTION_ROLE:
-            handlers[action] = lambda seat, action=action: self._night_action(action, seat)
-        return handlers
-
-    def _night_action(self, action: str, seat: int | None) -> None:
-        self.actions[action] = seat
-        if action == "commissar_check" and seat is not None:
-            found = self._role(seat) if self._role(seat) in ("mafia", "maniac") else "citizen"
-            self.checks.append({"night": self.night, "role": "commissar", "seat": seat,
-                                "result": self._side(seat)})
-            self._say("commissar_answer", private=True, seat=seat, card=self.book.cards[found])
-        self._window_done()
-
-    def _dawn(self) -> bool:
+    def dawn(self, game: Moderator) -> bool:
         """Every death of the night, each card read out; then the win check."""
-        deaths = self._night_deaths()
+        deaths = self._night_deaths(game)
         for seat, _ in deaths:
-            self._say("city_died", seat=seat, card=self.book.cards[self._role(seat)])
+            game.say("city_died", seat=seat, card=_card(game, seat))
         for seat, cause in deaths:
-            self._remove(seat, cause)
+            discipline.remove(game, seat, cause)
         if not deaths:
-            self._say("city_no_deaths")
-        return self._check_win()
+            game.say("city_no_deaths")
+        return scoring.check_win(game)
 
-    def _night_deaths(self) -> list[tuple[int, Cause]]:
+    def _night_deaths(self, game: Moderator) -> list[tuple[int, StrEnum]]:
         """The night's actions resolved: the lover's visit cancels the visited
         player's own action (not the mafia's kill); the heal saves from both kills;
         a commissar check on a mafia member or the maniac kills."""
-        visited = self.actions.get("visit")
+        actions = game.state.night.actions
+        visited = actions.get("visit")
 
         def acted(action: str) -> int | None:
-            actor = self._seat_of_role(ACTION_ROLE[action])
-            return None if actor == visited else self.actions.get(action)
+            actor = game._seat_of_role(ACTION_ROLE[action])
+            return None if actor == visited else actions.get(action)
 
-        healed = acted("heal")
-        deaths: list[tuple[int, Cause]] = []
-        if self.shot is not None and self.shot != healed:
-            deaths.append((self.shot, Cause.SHOT))
+        healed, shot = acted("heal"), game.state.night.shot
+        deaths: list[tuple[int, StrEnum]] = []
+        if shot is not None and shot != healed:
+            deaths.append((shot, Cause.SHOT))
         checked = acted("commissar_check")
-        if checked is not None and self._side(checked) in ("mafia", "maniac"):
-            deaths.append((checked, Cause.COMMISSAR))
+        if checked is not None and game.side(checked) != CitySide.CITY:
+            deaths.append((checked, CityCause.COMMISSAR))
         killed = acted("maniac_kill")
         if killed is not None and killed != healed:
-            deaths.append((killed, Cause.MANIAC))
-        first: dict[int, Cause] = {}
+            deaths.append((killed, CityCause.MANIAC))
+        first: dict[int, StrEnum] = {}
         for seat, cause in deaths:
             first.setdefault(seat, cause)  # one death a player, by the first cause in night order
-        return [(seat, cause) for seat, cause in first.items() if seat in self.alive]
+        return [(seat, cause) for seat, cause in first.items() if seat in game.state.seats.alive]
 
-    # --------------------------------------------------------------- ends
+    # ------------------------------------------------------------- admission
 
-    def _left_table(self, seat: int) -> bool:
-        return False  # a party game: the player is out, the game goes on
+    def best_move_floor(self, game: Moderator) -> bool:
+        return False  # the city game has no best move
 
-    def _check_win(self) -> bool:
-        sides = Counter(self._side(s) for s in self.alive)
-        if sides["mafia"] == 0 and sides["maniac"] == 0:
-            self._finish("city")
-        elif sides["maniac"] and len(self.alive) - 1 <= 1:
-            self._finish("maniac")
-        elif not sides["maniac"] and sides["mafia"] >= len(self.alive) - sides["mafia"]:
-            self._finish("mafia")
-        return self.phase is Phase.GAME_OVER
+    def precheck_seat_event(self, game: Moderator, event: SeatEvent) -> GameError | None:
+        if event.type in ACTION_ROLE:
+            role = ACTION_ROLE[event.type]
+            actor = game._seat_of_role(role)
+            if actor is None or actor not in game.state.seats.alive:
+                return game.error(f"there is no {role} in the game to act", event,
+                                  key="city_no_actor", card=game.book.cards[role])
+            if event.seat is not None and event.seat not in game.state.seats.alive:
+                return game.error(f"seat {event.seat} is not in the game", event, key="seat_out",
+                                  seat=event.seat)
+        if event.type in ("don_check", "sheriff_check"):
+            return game.error("the city variant has no don or sheriff checks; use commissar_check",
+                              event, key="city_no_checks")
+        return None
 
-    def _best_move_floor(self) -> bool:
-        return False
+    def seat_event_fits(self, game: Moderator, event: SeatEvent) -> bool:
+        phase, state = game.state.seats.phase, game.state.night
+        if event.type in ACTION_ROLE:
+            return phase is Phase.NIGHT_ACTION and state.windows[state.window] == event.type
+        return event.type == "shot" and phase is Phase.HUNT and not state.shot_entered
+
+    def best_move_refusal(self, game: Moderator, event: BestMove, seat: int) -> GameError | None:
+        return None  # never asked: best_move_floor is False
+
+    def seat_event_refusal(self, game: Moderator, event: SeatEvent) -> GameError | None:
+        return None  # the city's night inputs are judged whole by precheck_seat_event

@@ -4,7 +4,9 @@ The same JSON objects are simulate script lines, journal entries and web
 requests; parsing never touches the game, so a bad input changes nothing."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from voicehost.errors import InputError
@@ -82,31 +84,104 @@ class Names:
 
 Event = Setup | Heard | Speech | Votes | LiftVotes | SeatEvent | BestMove | Control | Candidates | Names
 
-SEAT_EVENTS = ("shot", "don_check", "sheriff_check", "foul", "unfoul", "disqualify", "leave_table",
-               "best_player", "worst_player", "heal", "visit", "commissar_check", "maniac_kill")
-CONTROLS = ("pause", "resume", "next")
-# Night inputs that may name nobody (a miss, no visit).
-NULLABLE = ("shot", "heal", "visit", "commissar_check", "maniac_kill")
-# Inputs that apply where the game stands, without advancing it (simulate).
-IMMEDIATE = ("foul", "unfoul", "disqualify", "leave_table")
-EVENT_TYPES = ("setup", "word", "speech", "votes", "lift_votes", "best_move", "candidates", "names") \
-    + SEAT_EVENTS + CONTROLS
+class EventType(StrEnum):
+    SETUP = "setup"
+    WORD = "word"
+    SPEECH = "speech"
+    VOTES = "votes"
+    LIFT_VOTES = "lift_votes"
+    BEST_MOVE = "best_move"
+    CANDIDATES = "candidates"
+    SHOT = "shot"
+    DON_CHECK = "don_check"
+    SHERIFF_CHECK = "sheriff_check"
+    FOUL = "foul"
+    UNFOUL = "unfoul"
+    DISQUALIFY = "disqualify"
+    LEAVE_TABLE = "leave_table"
+    BEST_PLAYER = "best_player"
+    WORST_PLAYER = "worst_player"
+    HEAL = "heal"
+    VISIT = "visit"
+    COMMISSAR_CHECK = "commissar_check"
+    MANIAC_KILL = "maniac_kill"
+    PAUSE = "pause"
+    RESUME = "resume"
+    NEXT = "next"
+    NAMES = "names"
+
+
+@dataclass(frozen=True)
+class EventSpec:
+    """One input type: its dataclass and how the boundaries treat it."""
+
+    cls: type
+    host: bool = True        # the host enters it (page, typed play); undo takes it back
+    nullable: bool = False   # a night input that may name nobody (a miss, no visit)
+    immediate: bool = False  # applies where the game stands, without advancing it (simulate)
+
+
+_E = EventType
+# The one registry of inputs: journal, page and typed play read it.
+REGISTRY: dict[EventType, EventSpec] = {
+    _E.SETUP: EventSpec(Setup, host=False),
+    _E.WORD: EventSpec(Heard, host=False),
+    _E.SPEECH: EventSpec(Speech, host=False),
+    _E.VOTES: EventSpec(Votes),
+    _E.LIFT_VOTES: EventSpec(LiftVotes),
+    _E.BEST_MOVE: EventSpec(BestMove),
+    _E.CANDIDATES: EventSpec(Candidates),
+    **{kind: EventSpec(SeatEvent, nullable=True)
+       for kind in (_E.SHOT, _E.HEAL, _E.VISIT, _E.COMMISSAR_CHECK, _E.MANIAC_KILL)},
+    **{kind: EventSpec(SeatEvent) for kind in (_E.DON_CHECK, _E.SHERIFF_CHECK, _E.BEST_PLAYER,
+                                                _E.WORST_PLAYER)},
+    **{kind: EventSpec(SeatEvent, immediate=True)
+       for kind in (_E.FOUL, _E.UNFOUL, _E.DISQUALIFY, _E.LEAVE_TABLE)},
+    **{kind: EventSpec(Control) for kind in (_E.PAUSE, _E.RESUME, _E.NEXT)},
+    # Players' names: taken at any time, even before the deal or after the end.
+    _E.NAMES: EventSpec(Names, host=False, immediate=True),
+}
+SEAT_EVENTS = tuple(str(k) for k, spec in REGISTRY.items() if spec.cls is SeatEvent)
+CONTROLS = tuple(str(k) for k, spec in REGISTRY.items() if spec.cls is Control)
+NULLABLE = tuple(str(k) for k, spec in REGISTRY.items() if spec.nullable)
+IMMEDIATE = tuple(str(k) for k, spec in REGISTRY.items() if spec.immediate)
+HOST_INPUTS = frozenset(str(k) for k, spec in REGISTRY.items() if spec.host)
+EVENT_TYPES = tuple(str(k) for k in REGISTRY)
+
+
+# Seats and counts as people type them: ASCII digits only ("²" and "٣" pass
+# str.isdigit), and short, so no number is ever too long to read or convert.
+ASCII_NUMBER = re.compile(r"[0-9]{1,4}", re.ASCII)
+MAX_COUNT = 9999
+
+
+def ascii_number(text: str) -> int | None:
+    """The number `text` spells in ASCII digits (at most four), else None."""
+    return int(text) if ASCII_NUMBER.fullmatch(text) else None
+
+
+def _shown(value: Any) -> str:
+    """A value for an error message, cut short: a 5000-digit number is not a message."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_COUNT:
+        return "a number too large"
+    shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
 NAME_LENGTH = 40
 
 
 def _seat(value: Any, what: str, *, allow_null: bool = False, seats: int = len(SEATS)) -> int | None:
     if value is None and allow_null:
         return None
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
+    if isinstance(value, str) and ascii_number(value.strip()) is not None:
+        value = int(value.strip())
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= seats:
-        raise InputError(f"{what} must be a seat 1..{seats}, got {value!r}")
+        raise InputError(f"{what} must be a seat 1..{seats}, got {_shown(value)}")
     return value
 
 
 def _count(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InputError(f"{what} must be a whole number of votes, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        raise InputError(f"{what} must be a whole number of votes, got {_shown(value)}")
     return value
 
 
@@ -116,6 +191,7 @@ def _roles(value: Any, seats: int) -> dict[int, str]:
     roles: dict[int, str] = {}
     for key, name in value.items():
         seat = _seat(key, f"setup seat {key!r}", seats=seats)
+        assert seat is not None  # a deal names no empty seat
         if not isinstance(name, str) or not name:
             raise InputError(f"setup seat {seat}: the role must be a name, got {name!r}")
         roles[seat] = name
@@ -128,6 +204,7 @@ def _names(value: Any, size: int) -> dict[int, str]:
     names: dict[int, str] = {}
     for key, name in value.items():
         seat = _seat(key, f"names seat {key!r}", seats=size)
+        assert seat is not None  # a seat is required here
         if not isinstance(name, str) or not name.isprintable() or len(name.strip()) > NAME_LENGTH:
             raise InputError(f"names seat {seat}: a name must be one line of at most {NAME_LENGTH} "
                              f"characters, got {name!r}")
@@ -141,7 +218,7 @@ def parse_event(data: Any, size: int = len(SEATS)) -> Event:
         raise InputError("an event must be a JSON object with a 'type'")
     kind = data.get("type")
     if kind not in EVENT_TYPES:
-        raise InputError(f"unknown event type {kind!r}")
+        raise InputError(f"unknown event type {_shown(kind)}")
     def seat(value: Any, what: str, **kw: Any) -> Any:
         return _seat(value, what, seats=size, **kw)
 
@@ -206,4 +283,5 @@ def event_type(event: Event) -> str:
     return event.type if isinstance(event, (SeatEvent, Control)) else event_to_json(event)["type"]
 
 
-__all__ = ["parse_event", "event_to_json", "event_type", "Event", "IMMEDIATE"]
+__all__ = ["parse_event", "event_to_json", "event_type", "Event", "EventType", "REGISTRY",
+           "HOST_INPUTS", "IMMEDIATE", "NULLABLE"]

@@ -2,15 +2,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any
 
 SEATS = tuple(range(1, 11))
 
 
-class Team(Enum):
+class Team(StrEnum):
+    """The sports game's sides (also its winners, with a draw)."""
+
     RED = "red"
     BLACK = "black"
+
+
+class Winner(StrEnum):
+    RED = "red"
+    BLACK = "black"
+    DRAW = "draw"
 
 
 class Role(Enum):
@@ -27,9 +35,9 @@ class Role(Enum):
 ROLE_COUNTS = {Role.CITIZEN: 6, Role.SHERIFF: 1, Role.MAFIA: 2, Role.DON: 1}
 
 
-class Cause(Enum):
-    COMMISSAR = "commissar"
-    MANIAC = "maniac"
+class Cause(StrEnum):
+    """Why a player left the game, in every variant (a variant adds its own)."""
+
     VOTE = "vote"
     LIFT = "lift"
     SHOT = "shot"
@@ -58,8 +66,8 @@ class Phase(Enum):
     HUNT = "hunt"
     DON_CHECK = "don_check"
     SHERIFF_CHECK = "sheriff_check"
-    CANDIDATES = "candidates"      # city: the host names the day's candidates
-    NIGHT_ACTION = "night_action"  # city: the doctor's, lover's, commissar's, maniac's windows
+    CANDIDATES = "candidates"      # the host names the day's candidates (a variant's vote)
+    NIGHT_ACTION = "night_action"  # one role's window in a variant's night sequence
     GAME_OVER = "game_over"
 
     @property
@@ -69,30 +77,6 @@ class Phase(Enum):
 
 _NIGHT = {Phase.MAFIA_MEETING, Phase.DON_MEETING, Phase.SHERIFF_MEETING, Phase.HUNT,
           Phase.DON_CHECK, Phase.SHERIFF_CHECK, Phase.NIGHT_ACTION}
-# Where a day can go once the town is awake: another floor, the vote, a last
-# word, nightfall, or the end.
-_DAY_EXITS = {Phase.SPEECH, Phase.VOTING, Phase.LAST_WORD, Phase.HUNT, Phase.GAME_OVER}
-
-TRANSITIONS: dict[Phase, frozenset[Phase]] = {
-    Phase.SETUP: frozenset({Phase.MAFIA_MEETING}),
-    Phase.MAFIA_MEETING: frozenset({Phase.DON_MEETING, Phase.SPEECH, Phase.CANDIDATES, Phase.GAME_OVER}),
-    Phase.DON_MEETING: frozenset({Phase.SHERIFF_MEETING, Phase.GAME_OVER}),
-    Phase.SHERIFF_MEETING: frozenset(_DAY_EXITS),
-    Phase.SPEECH: frozenset(_DAY_EXITS | {Phase.CANDIDATES}),
-    Phase.CANDIDATES: frozenset({Phase.VOTING, Phase.HUNT, Phase.GAME_OVER}),
-    Phase.NIGHT_ACTION: frozenset({Phase.NIGHT_ACTION, Phase.SPEECH, Phase.CANDIDATES, Phase.GAME_OVER}),
-    Phase.VOTING: frozenset({Phase.TALLY, Phase.HUNT, Phase.CANDIDATES, Phase.GAME_OVER}),
-    Phase.TALLY: frozenset({Phase.LAST_WORD, Phase.TIE_SPEECH, Phase.LIFT_VOTE, Phase.HUNT,
-                            Phase.VOTING, Phase.CANDIDATES, Phase.GAME_OVER}),
-    Phase.TIE_SPEECH: frozenset({Phase.TIE_SPEECH, Phase.VOTING, Phase.LIFT_VOTE, Phase.HUNT,
-                                 Phase.GAME_OVER}),
-    Phase.LIFT_VOTE: frozenset({Phase.LAST_WORD, Phase.HUNT, Phase.GAME_OVER}),
-    Phase.LAST_WORD: frozenset(_DAY_EXITS),
-    Phase.HUNT: frozenset({Phase.DON_CHECK, Phase.NIGHT_ACTION, Phase.GAME_OVER}),
-    Phase.DON_CHECK: frozenset({Phase.SHERIFF_CHECK, Phase.GAME_OVER}),
-    Phase.SHERIFF_CHECK: frozenset(_DAY_EXITS),
-    Phase.GAME_OVER: frozenset(),
-}
 
 
 @dataclass
@@ -108,19 +92,30 @@ class Floor:
     heard: bool = False
 
 
+class OutputKind(StrEnum):
+    SAY = "say"          # an announcement (private: to the host only)
+    SUGGEST = "suggest"  # a hint to the host: a forbidden word may deserve a foul
+
+
 @dataclass(frozen=True)
 class Output:
-    """Something the moderator does: speaks (`say`), or tells the host (`suggest`)."""
+    """Something the moderator does: a phrasebook key with its values. The
+    words are rendered at the edge, from the table's phrasebook
+    (`Phrasebook.render`), so the core holds no human text."""
 
     t: float
-    kind: str
-    text: str
-    key: str = ""
+    kind: OutputKind
+    key: str
     private: bool = False
-    data: dict[str, Any] = field(default_factory=dict)
+    values: dict[str, Any] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"t": round(self.t, 3), "say": self.text}
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.values
+
+    def to_json(self, text: str) -> dict[str, Any]:
+        """The SPEC §4 simulate line for this output, given its rendered text."""
+        out: dict[str, Any] = {"t": round(self.t, 3), "say": text}
         if self.private:
             out["private"] = True
         return out
@@ -129,7 +124,7 @@ class Output:
 @dataclass
 class Elimination:
     seat: int
-    cause: Cause
+    cause: StrEnum
     day: int | None = None
     night: int | None = None
 

@@ -2,23 +2,25 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from voicehost.game.moderator import Moderator
+if TYPE_CHECKING:
+    from voicehost.game.moderator import Moderator
 
 
 def protocol(game: Moderator) -> dict[str, Any]:
+    record = game.state.record
     return {
         "ruleset": game.rules.name,
-        "winner": game.winner,
-        "eliminated": [e.to_json() for e in game.eliminated],
-        "nominations": [dict(n) for n in game.nominations],
-        "votes": [dict(v) for v in game.votes],
-        "checks": [dict(c) for c in game.checks],
-        "fouls": {str(seat): n for seat, n in sorted(game.fouls.items()) if n},
-        "best_move": dict(game.best_move) if game.best_move else None,
-        "best_player": game.best_player,
-        "worst_player": game.worst_player,
+        "winner": None if record.winner is None else str(record.winner),
+        "eliminated": [e.to_json() for e in record.eliminated],
+        "nominations": [dict(n) for n in record.nominations],
+        "votes": [dict(v) for v in record.votes],
+        "checks": [dict(c) for c in record.checks],
+        "fouls": {str(seat): n for seat, n in sorted(record.fouls.items()) if n},
+        "best_move": dict(record.best_move) if record.best_move else None,
+        "best_player": record.best_player,
+        "worst_player": record.worst_player,
         "points": {str(seat): p for seat, p in game.points().items()},
     }
 
@@ -30,35 +32,38 @@ def protocol_text(game: Moderator) -> str:
 
 def snapshot(game: Moderator) -> dict[str, Any]:
     """Everything that decides what the game does next: equal snapshots, equal games."""
-    floor = game.floor
+    state = game.state
+    clock, seats, day, night, floors, record = (state.clock, state.seats, state.day, state.night,
+                                                state.floors, state.record)
+    floor = floors.floor
     return {
         "protocol": protocol(game),
-        "now": game.now,
-        "phase": game.phase.value,
-        "day": game.day,
-        "night": game.night,
-        "alive": sorted(game.alive),
-        "roles": {str(s): r.value for s, r in game.roles.items()},
-        "opener": game.opener,
-        "timers": dict(sorted(game.timers.items())),
-        "paused_at": game.paused_at,
+        "now": clock.now,
+        "phase": seats.phase.value,
+        "day": seats.day,
+        "night": seats.night,
+        "alive": sorted(seats.alive),
+        "roles": {str(s): r.value for s, r in seats.roles.items()},
+        "opener": day.opener,
+        "timers": dict(sorted(clock.timers.items())),
+        "paused_at": clock.paused_at,
         "floor": None if floor is None else {
             "id": floor.id, "seat": floor.seat, "kind": floor.kind.value,
             "start": floor.start, "end": floor.end, "heard": floor.heard,
         },
-        "speakers": list(game.speakers),
-        "floor_queue": [(s, k.value) for s, k in game.floor_queue],
-        "then": game.then,
-        "today": list(game.today),
-        "candidates": list(game.candidates),
-        "tied": game.tied,
-        "vote_round": game.vote_round,
-        "vote_index": game.vote_index,
-        "vote_resolved": game.vote_resolved,
-        "cancel_day": game.cancel_day,
-        "shot": [game.shot, game.shot_entered, game.hunt_index],
-        "silenced": sorted(game.silenced),
-        "misses": game.misses,
-        "quiet_rounds": game.quiet_rounds,
+        "speakers": list(day.speakers),
+        "floor_queue": [(s, k.value) for s, k in floors.queue],
+        "then": floors.then,
+        "today": list(day.today),
+        "candidates": list(day.candidates),
+        "tied": day.tied,
+        "vote_round": day.vote_round,
+        "vote_index": day.vote_index,
+        "vote_resolved": day.vote_resolved,
+        "cancel_day": day.cancel_day,
+        "shot": [night.shot, night.shot_entered, night.hunt_index],
+        "silenced": sorted(record.silenced),
+        "misses": record.misses,
+        "quiet_rounds": record.quiet_rounds,
         "outputs": len(game.outputs),
     }

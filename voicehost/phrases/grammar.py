@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from rapidfuzz import fuzz, process
 
@@ -15,7 +16,7 @@ from voicehost.paths import GRAMMARS
 
 _EDGE_PUNCT = re.compile(r"^[^\w%№']+|[^\w%№']+$")
 # Digits, "№7", and digits with an ordinal ending as people type them ("7-го", "7й").
-_NUMBERED = re.compile(r"^№?(\d+)(?:-?(?:й|я|е|го|му|м|ой|ую|ый|ого|ому|ым|ом|ая|ое|ые|ых|ю))?$")
+_NUMBERED = re.compile(r"^№?([0-9]+)(?:-?(?:й|я|е|го|му|м|ой|ую|ый|ого|ому|ым|ом|ая|ое|ые|ых|ю))?$")
 
 
 def normalize(word: str) -> str:
@@ -78,7 +79,9 @@ class Grammar:
             return self.numbers[word]
         digits = _NUMBERED.match(word)
         if digits:
-            value = int(digits.group(1))
+            # ASCII digits only ("٣" is no seat), never converted when too long to be one
+            text = digits.group(1)
+            value = int(text) if len(text) <= 4 else 0
             return value if 1 <= value <= 10 else 0
         return None
 
@@ -120,7 +123,7 @@ def _fuzzy_match(word: str, choices: tuple[str, ...], score: float) -> bool:
     return process.extractOne(word, long_choices, scorer=fuzz.ratio, score_cutoff=score) is not None
 
 
-def _strings(table: dict, key: str, where: str) -> tuple[str, ...]:
+def _strings(table: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
     value = table.get(key, [])
     if isinstance(value, str):
         value = [value]
@@ -148,7 +151,7 @@ def _load_numbers(path: Path) -> dict[str, int]:
     return numbers
 
 
-def _read(name: str, folder: Path, seen: tuple[str, ...] = ()) -> dict:
+def _read(name: str, folder: Path, seen: tuple[str, ...] = ()) -> dict[str, Any]:
     """A grammar file's tables, over those of the file it `inherit`s from."""
     path = folder / f"{name}.toml"
     if name in seen:

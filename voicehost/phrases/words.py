@@ -68,7 +68,8 @@ def words_from_json(data: Any) -> list[Word]:
     return sorted(words, key=lambda w: (w.start, w.end))
 
 
-_SILENCE = re.compile(r"^<(\d+(?:\.\d+)?)>$")
+_SILENCE = re.compile(r"^<([0-9]{1,6}(?:\.[0-9]{1,6})?)>$", re.ASCII)
+_SILENCE_LIKE = re.compile(r"^<[0-9.]+>$", re.ASCII)  # a silence too long to be one
 WORD_SECONDS = 0.3
 WORD_GAP = 0.1
 
@@ -80,6 +81,9 @@ def words_from_text(text: str) -> list[Word]:
     clock = 0.0
     for token in text.split():
         silence = _SILENCE.match(token)
+        if silence is None and _SILENCE_LIKE.match(token):
+            raise InputError(f"silence {token[:20]}{'...' if len(token) > 20 else ''} must be "
+                             f"<N> seconds, N up to 999999")
         if silence:
             gap = float(silence.group(1)) if gap is None else gap + float(silence.group(1))
             continue

@@ -169,6 +169,9 @@ async def guard(request: web.Request, handler):
                                         text=texts(HTTP_REASON.get(response.status, "bad_input")) + "\n")
         except Refusal as refusal:
             response = _json_error(refusal.status, texts(refusal.key, **refusal.values))
+            if refusal.key == "raw":  # the moderator's own refusal, also under the core's name
+                response = web.json_response({"error": refusal.values["text"], "refusal": refusal.values["text"]},
+                                             status=refusal.status, dumps=lambda d: json.dumps(d, ensure_ascii=False))
         except web.HTTPException as exc:
             if exc.status >= 400 and (request.path.startswith("/api/") or request.method == "POST"):
                 response = _json_error(exc.status, texts(HTTP_REASON.get(exc.status, "bad_input")))
@@ -340,6 +343,7 @@ async def api_input(request: web.Request) -> web.Response:
     try:
         hub.live.apply(event)
     except GameError as exc:
+        log.info("refused %s: %s", data.get("type"), exc)  # the English reason, for the log only
         raise _refusal(hub, exc) from None
     except InputError:
         raise Refusal(400, "bad_input") from None
@@ -349,18 +353,14 @@ async def api_input(request: web.Request) -> web.Response:
 
 
 def _refusal(hub: Hub, exc: GameError) -> Refusal:
-    """The moderator's refusal in the table's words: its own phrasebook key when it
-    carries one, else the page's general line naming the phase."""
-    key = getattr(exc, "key", None)
-    if key:
-        book = hub.live.game.book
-        texts = {**getattr(book, "refuse", {}), **getattr(book, "say", {})}
-        if key in texts:
-            values = getattr(exc, "values", None) or {}
-            try:
-                return Refusal(409, "raw", text=texts[key].format(**values))
-            except (KeyError, IndexError, ValueError):
-                pass
+    """The moderator's refusal in the table's words: the phrasebook's [refuse] text
+    for its key, else the page's general line naming the phase."""
+    book = hub.live.game.book
+    if getattr(exc, "key", "") in getattr(book, "refuse", {}):
+        try:
+            return Refusal(409, "raw", text=book.refusal(exc))
+        except (KeyError, IndexError, ValueError):
+            log.warning("refusal %s does not fit its text", exc.key)
     return Refusal(409, "refused", phase=hub.texts(f"phase_{hub.live.game.phase.value}"))
 
 

@@ -1,0 +1,192 @@
+"""Admission: the one place where an input is refused.
+
+Every refusal is decided here, from the game as it stands, before anything
+moves: no clock advance, no state change, no output. The handlers that apply
+an admitted input never refuse; so an input is taken whole or not at all."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from voicehost.errors import GameError
+from voicehost.game.events import (
+    BestMove,
+    Candidates,
+    Control,
+    Event,
+    Heard,
+    Names,
+    LiftVotes,
+    SeatEvent,
+    Setup,
+    Speech,
+    Votes,
+    event_type,
+)
+from voicehost.game.model import Phase
+
+if TYPE_CHECKING:
+    from voicehost.game.moderator import Moderator
+
+ANYTIME = ("foul", "unfoul", "disqualify", "leave_table")
+
+
+def admit(game: Moderator, event: Event) -> None:
+    """Raise the GameError that refuses `event` where the game stands, if any."""
+    precheck(game, event)
+    if isinstance(event, (Heard, Names)):
+        return
+    if not fits(game, event):
+        wanted = game.waiting_for()
+        needs = f"here: the game waits for '{wanted}'" if wanted else "here"
+        raise game.error(f"'{event_type(event)}' does not fit {needs}", event,
+                         key="does_not_fit_waiting" if wanted else "does_not_fit",
+                         input=event_type(event), wanted=wanted or "")
+    _check_content(game, event)
+
+
+def precheck(game: Moderator, event: Event) -> None:
+    """Refuse an input that can never fit, wherever the game goes next."""
+    if isinstance(event, Setup):
+        if game.phase is not Phase.SETUP:
+            raise game.error("the game is already set up", event, key="already_set_up")
+        game.variant.check_deal(game, event.roles)
+        return
+    if isinstance(event, (Heard, Names)):  # words, and names at any time, even before the deal
+        return
+    if game.phase is Phase.SETUP:
+        raise game.error("the game has no setup yet: the first input must be 'setup'", event,
+                         key="no_setup")
+    kind = event_type(event)
+    if game.phase is Phase.GAME_OVER and kind not in ("best_player", "worst_player"):
+        raise game.error(f"the game is over; '{kind}' cannot follow it", event, key="game_over",
+                         input=kind)
+    if isinstance(event, Speech) and event.seat not in game.alive and not (
+        game.floor and game.floor.seat == event.seat
+    ) and event.seat not in (s for s, _ in game.floor_queue):
+        raise game.error(f"seat {event.seat} is out of the game and has no floor", event,
+                         key="no_floor_for_seat", seat=event.seat)
+    if isinstance(event, SeatEvent):
+        _precheck_seat_event(game, event)
+    if isinstance(event, BestMove) and (
+        game.best_move is not None or (game.day >= 2 and not game.variant.best_move_floor(game))
+    ):
+        raise game.error("a best move fits only in the last word of the player killed on night 2",
+                         event, key="best_move_not_here")
+
+
+def _precheck_seat_event(game: Moderator, event: SeatEvent) -> None:
+    seat = event.seat
+    if event.type in ("best_player", "worst_player") and seat is not None and seat not in game.seats():
+        raise game.error(f"seat {seat} is not at this table (seats 1..{max(game.seats())})", event,
+                         key="not_at_table", seat=seat, count=max(game.seats()))
+    refusal = game.variant.precheck_seat_event(game, event)
+    if refusal is not None:
+        raise refusal
+    if event.type in (*ANYTIME, "shot") and seat is not None:
+        if seat not in game.alive and not (event.type != "shot" and game.in_own_last_word(seat)):
+            raise game.error(f"seat {seat} is not in the game", event, key="seat_out", seat=seat)
+
+
+def fits(game: Moderator, event: Event) -> bool:
+    """Whether `event` can be applied where the game stands now."""
+    if isinstance(event, Setup):
+        return game.phase is Phase.SETUP
+    if isinstance(event, Speech):
+        return game.floor is not None and game.floor.seat == event.seat and not game.floor.heard
+    if isinstance(event, Votes):
+        return game.phase is Phase.TALLY
+    if isinstance(event, LiftVotes):
+        return game.phase is Phase.LIFT_VOTE
+    if isinstance(event, BestMove):
+        return game.variant.best_move_floor(game)
+    if isinstance(event, Candidates):
+        return game.phase is Phase.CANDIDATES
+    if isinstance(event, SeatEvent):
+        return _seat_event_fits(game, event)
+    return True
+
+
+def _seat_event_fits(game: Moderator, event: SeatEvent) -> bool:
+    if event.type in ANYTIME:
+        return game.phase is not Phase.SETUP
+    if event.type in ("best_player", "worst_player"):
+        return game.phase is Phase.GAME_OVER
+    return game.variant.seat_event_fits(game, event)
+
+
+def _check_content(game: Moderator, event: Event) -> None:
+    """What the input says, judged against the game: counts, seats, the clock."""
+    if isinstance(event, Votes):
+        _check_votes(game, event)
+    elif isinstance(event, LiftVotes):
+        voters = len(game.alive)
+        if event.count > voters:
+            raise game.error(f"{event.count} votes to lift, but only {voters} players vote", event,
+                             key="lift_too_many", count=event.count, voters=voters)
+    elif isinstance(event, BestMove):
+        _check_best_move(game, event)
+    elif isinstance(event, Control):
+        _check_control(game, event)
+    elif isinstance(event, Candidates):
+        seats = list(event.seats)
+        strangers = [s for s in seats if s not in game.alive]
+        if strangers or len(set(seats)) != len(seats):
+            raise game.error(f"candidates must be distinct players in the game, got {seats}", event,
+                             key="candidates_distinct", seats=seats)
+    elif isinstance(event, SeatEvent):
+        _check_seat_event(game, event)
+
+
+def _check_votes(game: Moderator, event: Votes) -> None:
+    given = event.counts
+    strangers = sorted(set(given) - set(game.candidates))
+    if strangers:
+        raise game.error(f"seat {strangers[0]} is not a candidate in this vote "
+                         f"(candidates: {', '.join(map(str, game.candidates))})", event,
+                         key="not_a_candidate", seat=strangers[0], candidates=game.candidates)
+    voters, last = len(game.alive), game.candidates[-1]
+    total = sum(given.values())
+    if last in given and total != voters:
+        raise game.error(f"the counts add up to {total}, but {voters} players vote", event,
+                         key="counts_not_voters", total=total, voters=voters)
+    if total > voters:
+        raise game.error(f"the counts add up to {total}, more than the {voters} alive players", event,
+                         key="counts_too_many", total=total, voters=voters)
+
+
+def _check_best_move(game: Moderator, event: BestMove) -> None:
+    assert game.floor is not None  # fits() put us in the night-2 victim's last word
+    seat = game.floor.seat
+    named = list(event.seats)
+    if len(named) != 3 or len(set(named)) != 3 or seat in named:
+        raise game.error(f"a best move names three other seats, got {named}", event,
+                         key="best_move_three", seats=named)
+    refusal = game.variant.best_move_refusal(game, event, seat)
+    if refusal is not None:
+        raise refusal
+
+
+def _check_control(game: Moderator, event: Control) -> None:
+    kind = event.type
+    if game.phase is Phase.GAME_OVER:
+        raise game.error(f"the game is over; nothing to {kind}", event, key="game_over",
+                         input=kind)
+    if kind == "pause" and game.paused_at is not None:
+        raise game.error("the game is already paused", event, key="already_paused")
+    if kind == "resume" and game.paused_at is None:
+        raise game.error("the game is not paused", event, key="not_paused")
+    if kind == "next" and game.floor is None:
+        raise game.error("there is no floor to close", event, key="no_floor")
+
+
+def _check_seat_event(game: Moderator, event: SeatEvent) -> None:
+    seat = event.seat
+    if event.type == "unfoul" and seat is not None and game.fouls[seat] == 0:
+        raise game.error(f"seat {seat} has no foul to take back", event, key="no_foul",
+                         seat=seat)
+    if event.type in ("best_player", "worst_player") and getattr(game, event.type) is not None:
+        raise game.error(f"the {event.type.replace('_', ' ')} is already named", event,
+                         key=f"{event.type}_named")
+    refusal = game.variant.seat_event_refusal(game, event)
+    if refusal is not None:
+        raise refusal

@@ -1,0 +1,1 @@
+"""Variants: what differs between games played on the one engine."""
