@@ -183,3 +183,19 @@ def test_check_phrase_and_run_read_the_same_settings(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "Принят номер 3" in done.stdout and "Принят номер 7" not in done.stdout
     assert str(tmp_path / "journals") in done.stdout
+
+
+def test_phrasebooks_and_grammars_share_the_inherit_loader_with_its_loop_check(tmp_path):
+    from voicehost.errors import DataError
+    from voicehost.phrasebook import load_phrasebook
+    from voicehost.phrases.grammar import load_grammar
+
+    (tmp_path / "p1.toml").write_text('inherit = "p2"\n[say]\nx = "1"\n', "utf-8")
+    (tmp_path / "p2.toml").write_text('inherit = "p1"\n', "utf-8")
+    with pytest.raises(DataError, match="'inherit' loops back"):
+        load_phrasebook("p1", tmp_path)
+    with pytest.raises(DataError, match="'inherit' loops back"):
+        load_grammar("p1", tmp_path)
+    (tmp_path / "p3.toml").write_bytes(b'[say]\nx = "\xff"\n')
+    with pytest.raises(DataError, match="p3.toml: the phrasebook is not UTF-8"):
+        load_phrasebook("p3", tmp_path)

@@ -9,7 +9,7 @@ from tests.conftest import GAMES
 from voicehost.cli import main
 from voicehost.errors import InputError
 from voicehost.game.protocol import protocol, snapshot
-from voicehost.journal import replay
+from voicehost.journal import VERSION, replay
 from tools.records import load_records
 
 
@@ -20,7 +20,7 @@ def test_simulate_journal_replays_to_the_same_protocol(name, tmp_path, capsys):
                  "--protocol", str(proto)]) == 0
     capsys.readouterr()
     header = json.loads(journal.read_text("utf-8").splitlines()[0])
-    assert header["journal"] == 2 and header["ruleset"] == "4mafia"
+    assert header["journal"] == VERSION and header["ruleset"] == "4mafia"
     game, _ = replay(journal)
     assert protocol(game) == json.loads(proto.read_text("utf-8"))
     assert main(["replay", str(journal)]) == 0

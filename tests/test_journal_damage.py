@@ -17,7 +17,7 @@ from voicehost.errors import JournalError, JournalWriteError
 from voicehost.game.events import parse_event
 from voicehost.game.moderator import new_game
 from voicehost.game.protocol import snapshot
-from voicehost.journal import Journal, Table, replay, replay_entries, resume_table, scan_file
+from voicehost.journal import Journal, Table, replay, resume_table, scan_file
 from voicehost.rules import rules_for
 
 
@@ -153,8 +153,9 @@ def test_an_edited_shot_is_reported_even_with_its_hash_recomputed_alone(tmp_path
     entry = json.loads(lines[number - 1])
     entry.pop("h")
     entry["event"]["seat"] = 1 if entry["event"].get("seat") != 1 else 2
-    entry["h"] = entry_hash(previous, entry)   # a careful forger fixes this line...
-    lines[number - 1] = json.dumps(entry, ensure_ascii=False).encode()
+    body = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
+    digest = entry_hash(previous, body)       # a careful forger fixes this line...
+    lines[number - 1] = body[:-1] + f',"h":"{digest}"}}'.encode()
     path.write_bytes(b"\n".join(lines))
     with pytest.raises(JournalError, match=rf":{number + 1}: the journal was changed"):
         replay(path)   # ... but the next line's check covers it
@@ -359,3 +360,70 @@ def test_only_inputs_and_fired_timers_are_journaled(tmp_path):
     assert 0 < ticks < 20
     assert snapshot(game)["timers"] == snapshot(table.game)["timers"]
     assert snapshot(game)["protocol"] == snapshot(table.game)["protocol"]
+
+
+def test_recognized_words_are_journaled_short_and_replay_as_applied(tmp_path):
+    from voicehost.game.events import Heard
+    from voicehost.phrases.words import Word
+
+    path = tmp_path / "j.jsonl"
+    table = _table(path)
+    start = table.game.now + 0.123456789
+    for index, text in enumerate(["я", "выставляю", "седьмого", "спасибо"]):
+        t = start + index * 0.4000001
+        table.apply(Heard(Word(text, t, t + 0.3000002)), max(table.game.now, t))
+    table.close()
+    lines = path.read_bytes().splitlines()[-4:]
+    if b'"tick"' in lines[-1]:    # the clock mark written on close
+        lines = path.read_bytes().splitlines()[-5:-1]
+    assert all(len(line) < 70 for line in lines), lines
+    assert json.loads(lines[1])["w"] == ["выставляю", round(start + 0.4000001, 3), round(start + 0.7000003, 3)]
+    assert snapshot(replay(path)[0]) == snapshot(table.game)
+    assert 7 in snapshot(table.game)["protocol"]["nominations"][0].values()
+
+
+def test_closing_marks_the_clock_so_a_resume_stands_where_the_table_stopped(tmp_path):
+    path = tmp_path / "j.jsonl"
+    table = _table(path)
+    table.apply(parse_event({"type": "foul", "seat": 3}), 91.0)
+    table.advance(93.5)                       # no timer fires: nothing journaled yet
+    assert scan_file(path).entries[-1][1]["t"] == 91.0
+    table.close()
+    resumed, _, journal = resume_table(path)
+    assert resumed.game.now == 93.5 and snapshot(resumed.game) == snapshot(table.game)
+    journal.close()
+
+
+def test_run_resumes_a_torn_journal_twice(tmp_path, capsys):
+    """The live command end to end: a journal torn inside a Cyrillic character
+    is resumed, the game goes on, and a second resume works too."""
+    import subprocess
+    import sys
+
+    path = _journal_of(tmp_path, "fouls_and_removals", capsys=capsys)
+    whole = path.read_bytes()
+    expected = snapshot(replay(path)[0])
+    path.write_bytes(whole + '{"t":1,"event":{"type":"word","word":"выст'.encode()[:-1])
+    env = {**os.environ, "HOME": str(tmp_path)}
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-m", "voicehost", "run", "--text", "--mute", "--resume", str(path)],
+                              input="/quit\n", capture_output=True, text=True, timeout=120, env=env)
+        assert done.returncode == 0, done.stderr
+        assert "Traceback" not in done.stderr and f"resumed {path}" in done.stdout
+        game = replay(path)[0]
+        assert snapshot(game)["protocol"] == expected["protocol"]
+    assert path.read_bytes().startswith(whole) and path.read_bytes().endswith(b"\n")
+
+
+@pytest.mark.parametrize("text", ["вы\u2028ставляю", "x\u0085y", "a\rb", "\ud800"])
+def test_line_separators_and_surrogates_inside_a_word_stay_on_their_line(text, tmp_path):
+    from voicehost.game.events import Heard
+    from voicehost.phrases.words import Word
+
+    path = tmp_path / "j.jsonl"
+    table = _table(path)
+    table.apply(Heard(Word(text, 90.5, 90.8)), 90.5)
+    table.apply(parse_event({"type": "foul", "seat": 3}), 91.0)
+    table.close()
+    assert len(scan_file(path).entries) == len(path.read_bytes().split(b"\n")) - 2
+    assert snapshot(replay(path)[0]) == snapshot(table.game)

@@ -84,3 +84,9 @@ def test_voice_play_without_the_live_extra_names_it_in_one_line(installed):
     done = _run(installed, "run", "--audio-file", "nothing.wav")
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "pip install 'voicehost[live]'" in done.stderr
+
+
+def test_the_model_manifest_ships_with_the_package(installed):
+    done = _run(installed, "models", "list")
+    assert done.returncode == 0, done.stderr
+    assert "small-ru" in done.stdout

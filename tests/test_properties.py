@@ -129,7 +129,7 @@ class RandomGame:
     def expect_refused(self, line: dict) -> None:
         before = snapshot(self.game)
         with pytest.raises(GameError):
-            self.game.handle(parse_event(line), self.game.now)
+            self.game.handle(parse_event(line, self.game.max_seat), self.game.now)
         assert snapshot(self.game) == before
 
     def check_invariants(self) -> None:

@@ -62,8 +62,9 @@ def test_recorded_game_plays_through_to_a_recorded_output(game_wav, tmp_path):
                      "--protocol", str(protocol), "--journal", str(journal))
     assert proc.returncode == 0, proc.stderr
     assert "Слово игроку номер 1" in proc.stdout and "Слово игроку номер 2" in proc.stdout
-    entries = [json.loads(line) for line in journal.read_text("utf-8").splitlines()[1:]]
-    words = [e["event"] for e in entries if e["event"]["type"] == "word"]
+    from voicehost.journal import scan_file  # the journal's own reader: lines are checked, words compact
+
+    words = [e["event"] for _, e in scan_file(journal).entries if e["event"]["type"] == "word"]
     assert words, "the recognizer's words reach the moderator"
     assert all(12.0 <= w["start"] <= 17.0 for w in words), [w["start"] for w in words]
     assert read_wav(record).seconds > 3.0  # the announcements were spoken into the recording

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import importlib.util
 import json
 import math
@@ -11,8 +12,9 @@ import stat
 import struct
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn, Sequence
+from typing import Any, NoReturn
 
 from voicehost import __version__
 from voicehost.config import load_settings
@@ -96,8 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
     _rules_args(sim)
 
     bench = sub.add_parser("bench", help="print performance figures")
-    bench.add_argument("what", choices=["core", "latency"],
-                       help="core: phrase rules and simulated games; latency: the live loop")
+    bench.add_argument("what", choices=["core", "latency", "journal"],
+                       help="core: phrase rules and simulated games; latency: the live loop; "
+                            "journal: a two-hour game's journal size and resume time")
+    bench.add_argument("--hours", type=_seconds, default=2.0, help="journal: the game's length in hours")
 
     run = sub.add_parser("run", help="moderate a live game (microphone, a recorded WAV, or typed)")
     run.add_argument("--text", action="store_true", help="play from the keyboard: lines are speech, /commands")
@@ -183,21 +187,39 @@ def _output_file(path: Path | None, flag: str) -> None:
         raise InputError(f"{flag} {path}: not a regular file (a pipe or a device); give a file")
 
 
+def _wav_format(path: Path) -> tuple[int, int, int]:
+    """Channels, sample rate and bits per sample from a WAV file's fmt chunk."""
+    with path.open("rb") as handle:
+        riff = handle.read(12)
+        if len(riff) < 12 or riff[:4] != b"RIFF" or riff[8:12] != b"WAVE":
+            raise ValueError("no RIFF/WAVE header")
+        for _ in range(64):   # the fmt chunk comes early; never walk a whole file
+            header = handle.read(8)
+            if len(header) < 8:
+                break
+            name, size = header[:4], struct.unpack("<I", header[4:])[0]
+            if name == b"fmt ":
+                fmt = handle.read(16)
+                if len(fmt) < 16:
+                    break
+                _, channels, rate, _, _, bits = struct.unpack("<HHIIHH", fmt)
+                return channels, rate, bits
+            handle.seek(size + (size & 1), os.SEEK_CUR)
+    raise ValueError("no fmt chunk")
+
+
 def _wav_file(path: Path | None, flag: str) -> None:
     """A WAV whose header says 0 Hz or 0 channels cannot be played (it divided by zero)."""
     if path is None:
         return
     _input_file(path, flag)
-    import wave
-
     try:
-        with wave.open(str(path), "rb") as wav:
-            rate, channels, width = wav.getframerate(), wav.getnchannels(), wav.getsampwidth()
-    except (wave.Error, EOFError, OSError, ValueError, struct.error) as exc:
-        raise InputError(f"{flag} {path}: not a PCM WAV file ({' '.join(str(exc).split()) or 'unreadable'})") from None
-    if rate <= 0 or channels <= 0 or width <= 0:
+        channels, rate, bits = _wav_format(path)
+    except (OSError, ValueError, struct.error):
+        return  # not a WAV at all: the reader says so, with how to convert it
+    if rate <= 0 or channels <= 0 or bits <= 0:
         raise InputError(f"{flag} {path}: the WAV header says {rate} Hz, {channels} channel(s), "
-                         f"{width * 8}-bit; not playable")
+                         f"{bits}-bit; not playable")
 
 
 def _read_input(name: str | None) -> str:
@@ -224,9 +246,13 @@ def cmd_check_phrase(args: argparse.Namespace) -> int:
     else:
         raw = _read_input(args.input)
         try:
-            data = json.loads(raw)
+            data = json.loads(raw, parse_constant=_no_constant)
         except json.JSONDecodeError as exc:
             raise InputError(f"input is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+        except RecursionError:
+            raise InputError("input is not valid JSON: nested too deep") from None
+        except ValueError as exc:  # NaN/Infinity, or an integer of thousands of digits
+            raise InputError(f"input is not valid JSON: {' '.join(str(exc).split())[:120]}") from None
         words = words_from_json(data)
     alive = set(args.alive) if args.alive is not None else set(range(1, 11))
     context = StaticContext(alive, list(args.nominated), args.already_nominated_by_speaker)
@@ -240,6 +266,10 @@ def cmd_check_phrase(args: argparse.Namespace) -> int:
         out.append(json.dumps(line, ensure_ascii=False))
     sys.stdout.write("".join(f"{line}\n" for line in out))
     return 0
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number")
 
 
 def _explain(event: Any, rules: Any) -> str:
@@ -271,8 +301,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     _output_file(args.protocol, "--protocol")
     _output_file(args.journal, "--journal")
     rules = _rules(args)
-    events, where = load_script(script, sys.stdin.read() if script is None else None)
     game = new_game(rules)
+    events, where = load_script(script, sys.stdin.read() if script is None else _script_text(script, game))
     journal = None
     if args.journal:
         fd, tmp = tempfile.mkstemp(dir=args.journal.parent if str(args.journal.parent) else ".",
@@ -300,6 +330,19 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.protocol:
         _write_atomic(args.protocol, protocol_text(game))
     return 0
+
+
+def _script_text(path: Path, game: Any) -> str:
+    """The script as text; bytes that are not UTF-8 are refused naming their line."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read script {path}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise InputError(f"{path}:{line}: not UTF-8 text (byte {exc.start}) (phase: {game.where()})") from None
 
 
 def _json_line(data: Any) -> str:
@@ -339,6 +382,11 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.what == "journal":
+        from voicehost import journal_bench
+
+        journal_bench.run(args.hours)
+        return 0
     from voicehost import bench
 
     bench.core() if args.what == "core" else bench.latency()
@@ -354,17 +402,17 @@ def _need_extra(extra: str, modules: tuple[str, ...], what: str) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    _wav_file(args.audio_file, "--audio-file")
-    _input_file(args.host_script, "--host-script")
-    _input_file(args.resume, "--resume")
-    for flag in ("journal", "record", "protocol"):
-        _output_file(getattr(args, flag), f"--{flag}")
     if not args.text:
         _need_extra("live", ("vosk", "pyaudio"), "playing by voice"
                     + (" from a recording" if args.audio_file else "")
                     + " (or type the game with --text)")
     if args.serve or args.lan:
         _need_extra("web", ("aiohttp", "qrcode"), "the companion page")
+    _wav_file(args.audio_file, "--audio-file")
+    _input_file(args.host_script, "--host-script")
+    _input_file(args.resume, "--resume")
+    for flag in ("journal", "record", "protocol"):
+        _output_file(getattr(args, flag), f"--{flag}")
     from voicehost import runner
 
     return runner.run(args)
@@ -432,8 +480,13 @@ COMMANDS = {"check-phrase": cmd_check_phrase, "simulate": cmd_simulate, "replay"
             "models": cmd_models, "export": cmd_export}
 
 
+@functools.lru_cache(maxsize=1)
+def _parser() -> argparse.ArgumentParser:
+    return build_parser()   # built once per process: in-process callers (tests, fuzzers) call main often
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = _parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
     except VoicehostError as exc:

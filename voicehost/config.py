@@ -9,9 +9,10 @@ keys, wrong types, durations that are not finite and above 0, ports outside
 and the file they come from."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence, get_type_hints
+from typing import Any, get_type_hints
 
 from voicehost import paths
 from voicehost.errors import ConfigError

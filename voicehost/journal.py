@@ -25,37 +25,67 @@ from pathlib import Path
 from typing import Any
 
 from voicehost.errors import GameError, InputError, JournalError, JournalWriteError, VoicehostError
-from voicehost.game.events import HOST_INPUTS, Event, event_to_json, parse_event
+from voicehost.game.events import HOST_INPUTS, Event, Heard, event_to_json, parse_event
 from voicehost.game.model import Output
 from voicehost.game.moderator import Moderator, new_game
+from voicehost.phrases.words import Word
 from voicehost.rules import RuleOptions, rules_for
 
-VERSION = 2
-HASH_CHARS = 12
+VERSION = 3
+HASH_CHARS = 10
+_HASH_PREFIX = b',"h":"'
+_SUFFIX_LEN = len(_HASH_PREFIX) + HASH_CHARS + 2      # ,"h":"0123456789"}
 
 
-def _canonical(entry: dict[str, Any]) -> str:
-    return json.dumps(entry, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+def entry_hash(previous: str, body: bytes) -> str:
+    """The chained check of one line: the line before it, and this line's bytes
+    without the check itself (so any change to a byte shows)."""
+    return hashlib.sha256(previous.encode("ascii") + b"\n" + body).hexdigest()[:HASH_CHARS]
 
 
-def entry_hash(previous: str, entry: dict[str, Any]) -> str:
-    """The chained check of one line: its content and the line before it."""
-    return hashlib.sha256(f"{previous}\n{_canonical(entry)}".encode("ascii")).hexdigest()[:HASH_CHARS]
+def _compact(entry: dict[str, Any]) -> dict[str, Any]:
+    """A recognized word, the most common line by far, in a short form:
+    {"w": [word, start, end]}, with "t" only when it is not the word's start."""
+    event = entry.get("event")
+    if isinstance(event, dict) and event.get("type") == "word" and set(event) == {"type", "word", "start", "end"}:
+        short: dict[str, Any] = {} if entry["t"] == event["start"] else {"t": entry["t"]}
+        short["w"] = [event["word"], event["start"], event["end"]]
+        return short
+    return entry
+
+
+def _expand(entry: dict[str, Any]) -> dict[str, Any]:
+    word = entry.get("w")
+    if word is None:
+        return entry
+    if not (isinstance(word, list) and len(word) == 3) or set(entry) - {"t", "w"}:
+        return {"bad": True}
+    event = {"type": "word", "word": word[0], "start": word[1], "end": word[2]}
+    return {"t": entry.get("t", word[1]), "event": event}
 
 
 def _line(previous: str, entry: dict[str, Any]) -> tuple[bytes, str]:
-    digest = entry_hash(previous, entry)
-    full = {**entry, "h": digest}
-    text = json.dumps(full, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     try:
-        data = text.encode("utf-8")
+        body = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: escaped, it is still the same JSON
-        data = json.dumps(full, ensure_ascii=True, separators=(",", ":")).encode("ascii")
-    return data + b"\n", digest
+        body = json.dumps(entry, separators=(",", ":"), allow_nan=False).encode("ascii")
+    digest = entry_hash(previous, body)
+    return body[:-1] + _HASH_PREFIX + digest.encode("ascii") + b'"}\n', digest
 
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number")
+
+
+def _split(raw: bytes) -> tuple[bytes, str] | None:
+    """A line's body (as it was hashed) and its check, if it has the shape of one."""
+    if len(raw) <= _SUFFIX_LEN or not raw.endswith(b'"}') or raw[-_SUFFIX_LEN:-HASH_CHARS - 2] != _HASH_PREFIX:
+        return None
+    digest = raw[-HASH_CHARS - 2:-2]
+    if not all(c in b"0123456789abcdef" for c in digest):
+        return None
+    return raw[:-_SUFFIX_LEN] + b"}", digest.decode("ascii")
 
 
 # ------------------------------------------------------------------ reading
@@ -85,8 +115,16 @@ def _parse(raw: bytes) -> dict[str, Any] | None:
 def scan_bytes(path: Path, data: bytes) -> Scan:
     """Check the chain of every line; raise naming the first line that was changed."""
     lines = data.split(b"\n")
-    complete, fragment = lines[:-1], lines[-1]   # the fragment has no newline: torn
-    parsed = [_parse(raw) for raw in complete]
+    complete = lines[:-1]          # the part after the last newline is torn: never acknowledged
+    parsed: list[tuple[dict[str, Any], str | None] | None] = []
+    for raw in complete:
+        split = _split(raw)
+        body = _parse(split[0]) if split else None
+        if body is not None:
+            parsed.append((body, split[1] if split else None))
+        else:
+            whole = _parse(raw)       # readable, but not with a check: a changed line
+            parsed.append(None if whole is None else (whole, None))
     readable = len(parsed)
     while readable and parsed[readable - 1] is None:
         readable -= 1     # an unreadable tail (torn write, appended garbage) is not the game
@@ -99,18 +137,17 @@ def scan_bytes(path: Path, data: bytes) -> Scan:
     offset = 0
     for index in range(readable):
         number = index + 1
-        entry = parsed[index]
-        if entry is None:
+        item = parsed[index]
+        if item is None:
             raise JournalError(f"{path}:{number}: not a journal entry (damaged line)")
-        entry = dict(entry)
-        digest = entry.pop("h", None)
-        if number == 1:
-            if entry.get("journal") != VERSION:
-                found = entry.get("journal")
-                what = f"version {found}, this voicehost reads {VERSION}" if isinstance(found, int) else \
-                    f"version {VERSION}"
-                raise JournalError(f"{path}:1: not a voicehost journal ({what})")
-        if digest != entry_hash(previous, entry):
+        entry, digest = item
+        if number == 1 and entry.get("journal") != VERSION:
+            found = entry.get("journal")
+            what = f"version {found}; this voicehost reads version {VERSION}" if isinstance(found, int) \
+                else f"version {VERSION}"
+            raise JournalError(f"{path}:1: not a voicehost journal ({what})")
+        split = _split(complete[index])
+        if digest is None or split is None or digest != entry_hash(previous, split[0]):
             raise JournalError(f"{path}:{number}: the journal was changed here (its check does not match); "
                                f"it would replay a different game")
         previous = digest
@@ -118,7 +155,7 @@ def scan_bytes(path: Path, data: bytes) -> Scan:
             scan = Scan(path, entry)
         else:
             assert scan is not None
-            scan.entries.append((number, entry))
+            scan.entries.append((number, _expand(entry)))
         offset += len(complete[index]) + 1
     assert scan is not None
     scan.last_hash = previous
@@ -176,6 +213,7 @@ class Journal:
         self.fsync = fsync
         self.failed: JournalWriteError | None = None
         self.cut = 0             # bytes of a torn tail cut off on resume
+        self.scan: Scan | None = None
         self._previous = ""
         self._fd: int | None = None
         if self.path.exists() and not self.path.is_file():
@@ -213,13 +251,14 @@ class Journal:
     def _open_existing(self) -> None:
         assert self._fd is not None
         size = os.fstat(self._fd).st_size
-        chunks = []
-        while sum(map(len, chunks)) < size:
-            chunk = os.pread(self._fd, size, sum(map(len, chunks)))
+        data = bytearray()
+        while len(data) < size:
+            chunk = os.pread(self._fd, size - len(data), len(data))
             if not chunk:
                 break
-            chunks.append(chunk)
-        scan = scan_bytes(self.path, b"".join(chunks))
+            data += chunk
+        scan = scan_bytes(self.path, bytes(data))
+        self.scan = scan
         self._previous = scan.last_hash
         if scan.torn:
             try:
@@ -233,7 +272,7 @@ class Journal:
 
     def write_entry(self, t: float, event: dict[str, Any]) -> None:
         """An input applied at time t ({"type": "tick"}: the clock, where a timer fired)."""
-        self._write({"t": t, "event": event})
+        self._write(_compact({"t": t, "event": event}))
 
     def check(self) -> None:
         """Raise the write failure, if there was one: the table must stop."""
@@ -264,6 +303,10 @@ class Journal:
                 f"the game takes no more inputs (it stands recorded up to the last accepted one)")
             raise self.failed from None
         self._previous = digest
+
+    @property
+    def is_open(self) -> bool:
+        return self._fd is not None
 
     def close(self) -> None:
         if self._fd is not None:
@@ -300,6 +343,8 @@ class Table:
 
     def apply(self, event: Event, now: float) -> list[Output]:
         self._check()
+        if isinstance(event, Heard):
+            event, now = _to_the_millisecond(event, now, self.game.now)
         outputs = self.game.handle(event, now)
         self._record(now, event_to_json(event))
         return outputs
@@ -337,8 +382,30 @@ class Table:
             self.journal.write_entry(t, event)
 
     def close(self) -> None:
-        if self.journal is not None:
-            self.journal.close()
+        """Close the journal with a last clock mark, so that a resume stands
+        where the table stopped, not at its last input."""
+        journal = self.journal
+        if journal is None:
+            return
+        last = self.entries[-1][0] if self.entries else 0.0
+        if journal.failed is None and journal.is_open and self.game.now > last:
+            try:
+                journal.write_entry(self.game.now, {"type": "tick"})
+            except JournalWriteError:
+                pass   # the game stands recorded up to its last input
+        journal.close()
+
+
+def _to_the_millisecond(event: Heard, now: float, game_now: float) -> tuple[Heard, float]:
+    """A recognized word's times to the millisecond, applied as journaled: the
+    journal keeps short numbers and the replay sees the very same word."""
+    word = event.word
+    start, end = round(word.start, 3), round(word.end, 3)
+    if (start, end) == (word.start, word.end):
+        return event, now
+    if now == word.start:
+        now = max(game_now, start)
+    return Heard(Word(word.word, start, end, word.conf)), now
 
 
 def last_host_input(entries: list[tuple[float, dict[str, Any]]]) -> int | None:
@@ -405,7 +472,9 @@ def resume_table(path: Path, *, fsync: bool = True) -> tuple[Table, list[Output]
     before it could read a journal that the first is still writing."""
     journal = Journal(path, fsync=fsync, resume=True)
     try:
-        game, outputs, entries = replay_entries(path)
+        assert journal.scan is not None
+        game, outputs, entries = replay_scan(journal.scan)
+        journal.scan = None
     except BaseException:
         journal.close()
         raise

@@ -160,5 +160,5 @@ def fixed_phrases(game: Moderator) -> list[str]:
                 "number"):
         texts += [book.text(key, seat=seat) for seat in seats]
     if game.rules.confirm_nominations:
-        texts += [game.rules.confirmation.format(seat=s) or book.text("accepted", seat=s) for s in seats]
+        texts += [book.confirmation(s, game.rules.confirmation) for s in seats]
     return list(dict.fromkeys(texts))

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 from voicehost.errors import VoicehostError
-from voicehost.paths import MODELS
+from voicehost.paths import MANIFEST, MODELS
 
 CHUNK = 1 << 16
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -48,8 +48,7 @@ class Entry:
     default: bool = False
 
 
-def load_manifest(folder: Path = MODELS) -> dict[str, Entry]:
-    path = folder / "manifest.toml"
+def load_manifest(path: Path = MANIFEST) -> dict[str, Entry]:
     try:
         data = tomllib.loads(path.read_text("utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:

@@ -11,5 +11,6 @@ PACKAGE = Path(__file__).resolve().parent
 CHECKOUT = PACKAGE.parent if (PACKAGE.parent / "pyproject.toml").is_file() else None
 ROOT = Path(os.environ.get("VOICEHOST_ROOT") or CHECKOUT or Path.cwd())
 GRAMMARS = PACKAGE / "grammars"
-MODELS = ROOT / "models"
+MODELS = ROOT / "models"                    # downloaded models go here
+MANIFEST = PACKAGE / "models.toml"          # what `models download` fetches (ships in the package)
 PRESETS = PACKAGE / "rules" / "presets.toml"

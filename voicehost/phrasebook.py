@@ -6,7 +6,6 @@ the table's words at the edge: the speaker, the terminal, the page."""
 from __future__ import annotations
 
 import string
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from voicehost.errors import DataError, GameError
 from voicehost.paths import GRAMMARS
+from voicehost.tomlio import read_inherited
 
 if TYPE_CHECKING:
     from voicehost.game.model import Output
@@ -67,15 +67,18 @@ class Phrasebook:
         if "explain" in values:
             rest = {k: v for k, v in values.items() if k != "explain"}
             return self.explanation(values["explain"], **rest)
-        if values.get("phrase"):
-            return str(values["phrase"]).format(seat=values.get("seat"))
+        if output.key == "accepted":
+            return self.confirmation(values["seat"], values.get("phrase", ""))
         return self.text(output.key, **values)
+
+    def confirmation(self, seat: int, phrase: str = "") -> str:
+        """An accepted nomination confirmed: the club's own phrase, or the phrasebook's."""
+        return phrase.format(seat=seat) if phrase else self.text("accepted", seat=seat)
 
     def verdict(self, event: Nomination, rules: RuleOptions) -> str:
         """Training mode's answer to a nomination: the confirmation, or why not."""
         if event.accepted:
-            return rules.confirmation.format(seat=event.target) or self.text("accepted",
-                                                                            seat=event.target)
+            return self.confirmation(event.target, rules.confirmation)
         key, values = verdict_values(event, rules)
         return self.explanation(key, **values)
 
@@ -106,15 +109,10 @@ def _check(section: dict[str, Any], where: str) -> dict[str, str]:
 def load_phrasebook(name: str = "phrasebook.ru", folder: Path = GRAMMARS) -> Phrasebook:
     """A phrasebook; one that `inherit`s takes its parent's sentences and overrides some."""
     path = folder / f"{name}.toml"
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise DataError(f"no phrasebook '{name}' ({path})") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError(f"{path}: {exc}") from exc
-    sections = {section: _check(data.get(section, {}), str(path)) for section in SECTIONS}
-    parent = data.get("inherit")
-    if parent:
-        base = load_phrasebook(parent, folder)
-        sections = {section: {**getattr(base, section), **own} for section, own in sections.items()}
+    data = read_inherited(name, lambda n: folder / f"{n}.toml", "phrasebook", DataError)
+    sections = {}
+    for section in SECTIONS:
+        if not isinstance(data.get(section, {}), dict):
+            raise DataError(f"{path}: [{section}] must be a table")
+        sections[section] = _check(data.get(section, {}), str(path))
     return Phrasebook(**sections)

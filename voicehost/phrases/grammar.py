@@ -13,6 +13,7 @@ from rapidfuzz import fuzz, process
 
 from voicehost.errors import DataError
 from voicehost.paths import GRAMMARS
+from voicehost.tomlio import read_inherited
 
 _EDGE_PUNCT = re.compile(r"^[^\w%№']+|[^\w%№']+$")
 # Digits, "№7", and digits with an ordinal ending as people type them ("7-го", "7й").
@@ -151,27 +152,9 @@ def _load_numbers(path: Path) -> dict[str, int]:
     return numbers
 
 
-def _read(name: str, folder: Path, seen: tuple[str, ...] = ()) -> dict[str, Any]:
+def _read(name: str, folder: Path) -> dict[str, Any]:
     """A grammar file's tables, over those of the file it `inherit`s from."""
-    path = folder / f"{name}.toml"
-    if name in seen:
-        raise DataError(f"{path}: 'inherit' loops back to itself")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise DataError(f"no grammar '{name}' ({path})") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError(f"{path}: {exc}") from exc
-    parent = data.pop("inherit", None)
-    if parent is None:
-        return data
-    merged = _read(parent, folder, seen + (name,))
-    for key, value in data.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = {**merged[key], **value}
-        else:
-            merged[key] = value
-    return merged
+    return read_inherited(name, lambda n: folder / f"{n}.toml", "grammar", DataError)
 
 
 @lru_cache(maxsize=8)
