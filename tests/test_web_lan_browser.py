@@ -182,6 +182,8 @@ def _play(table: TableComputer, journal: Path, chromium: Path, folder: Path) -> 
     base = f"http://{SERVER_IP}:{PORT}"
     # The link and QR code name the LAN address, not 127.0.0.1 / 127.0.1.1.
     assert link.startswith(base + "/pair/"), link
+    printed = table.log.read_text("utf-8")
+    assert f"{base}/pin" in printed and "▀" in printed  # the PIN page's address and a QR code of the link
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(chromium), args=FLAGS, headless=True)
         context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
