@@ -28,8 +28,15 @@ def load_web_texts(name: str = "phrasebook.ru", folder: Path = GRAMMARS) -> dict
     section = data.get("web", {})
     if not isinstance(section, dict) or not all(isinstance(v, str) for v in section.values()):
         raise DataError(f"{path}: every [web] text must be text")
+    # Phase and floor names are the core's ([phase], [floor]): one wording for page and terminal.
+    shared = {f"{prefix}_{key}": text for name, prefix in (("phase", "phase"), ("floor", "floor"))
+              for key, text in data.get(name, {}).items() if isinstance(text, str)}
+    if "phase_night" in shared:
+        shared["table_night"] = shared["phase_night"]
+    if "phase_stopped" in shared:
+        shared["table_over"] = shared["phase_stopped"]
     parent = data.get("inherit")
-    return {**(load_web_texts(parent, folder) if parent else {}), **section}
+    return {**(load_web_texts(parent, folder) if parent else {}), **shared, **section}
 
 
 class _Blank(dict):
