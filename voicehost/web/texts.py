@@ -3,7 +3,6 @@ phrasebook (grammars/phrasebook.<lang>.toml). Nothing a host reads is English.""
 from __future__ import annotations
 
 import string
-import tomllib
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from aiohttp import web
 
 from voicehost.errors import DataError
 from voicehost.paths import GRAMMARS
+from voicehost.tomlio import read_inherited
 
 _SEAT_INPUTS = ("shot", "don_check", "sheriff_check", "foul", "unfoul", "disqualify", "leave_table",
                 "best_player", "worst_player", "heal", "visit", "commissar_check", "maniac_kill")
@@ -19,24 +19,17 @@ _SEAT_INPUTS = ("shot", "don_check", "sheriff_check", "foul", "unfoul", "disqual
 
 @lru_cache(maxsize=8)
 def load_web_texts(name: str = "phrasebook.ru", folder: Path = GRAMMARS) -> dict[str, str]:
-    """The [web] block of a phrasebook (over its parent's, for a club's own book)."""
-    path = folder / f"{name}.toml"
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, tomllib.TOMLDecodeError) as exc:
-        raise DataError(f"phrasebook '{name}' ({path}): {exc}") from exc
+    """The [web] block of a phrasebook (over its parent's, for a club's own book),
+    with the core's phase and floor names: one wording for the page and the terminal."""
+    data = read_inherited(name, lambda n: folder / f"{n}.toml", "phrasebook", DataError)
     section = data.get("web", {})
     if not isinstance(section, dict) or not all(isinstance(v, str) for v in section.values()):
-        raise DataError(f"{path}: every [web] text must be text")
-    # Phase and floor names are the core's ([phase], [floor]): one wording for page and terminal.
-    shared = {f"{prefix}_{key}": text for name, prefix in (("phase", "phase"), ("floor", "floor"))
-              for key, text in data.get(name, {}).items() if isinstance(text, str)}
-    if "phase_night" in shared:
-        shared["table_night"] = shared["phase_night"]
-    if "phase_stopped" in shared:
-        shared["table_over"] = shared["phase_stopped"]
-    parent = data.get("inherit")
-    return {**(load_web_texts(parent, folder) if parent else {}), **shared, **section}
+        raise DataError(f"{folder / (name + '.toml')}: every [web] text must be text")
+    shared = {f"{prefix}_{key}": text for prefix in ("phase", "floor")
+              for key, text in (data.get(prefix) or {}).items() if isinstance(text, str)}
+    shared["table_night"] = shared.get("phase_night", "")
+    shared["table_over"] = shared.get("phase_stopped", "")
+    return {**shared, **section}
 
 
 class _Blank(dict):
