@@ -486,3 +486,27 @@ def test_best_and_worst_player_go_where_each_platform_can_hold_them():
     validate_mafiaratings(ratings)
     for key, seat in (("export_best_player", 6), ("export_worst_player", 2)):
         assert book.text(key, seat=seat) in polemica["comment"].splitlines()
+
+
+@pytest.mark.parametrize("protocol_name", ["red_wins_by_votes.protocol.json", "red_wins_by_votes.json"])
+def test_a_protocol_exports_through_the_journal_beside_it(protocol_name, tmp_path, capsys):
+    journal = _journal(tmp_path, capsys, "red_wins_by_votes")
+    protocol = tmp_path / protocol_name
+    (tmp_path / "protocol.json").rename(protocol)
+    from_journal, from_protocol = tmp_path / "a.json", tmp_path / "b.json"
+    assert main(["export", str(journal), "--format", "polemica", "-o", str(from_journal)]) == 0
+    assert main(["export", str(protocol), "--format", "polemica", "-o", str(from_protocol)]) == 0
+    assert json.loads(from_protocol.read_text("utf-8")) == json.loads(from_journal.read_text("utf-8"))
+
+
+def test_a_journal_torn_inside_a_cyrillic_character_still_exports(tmp_path, capsys):
+    journal = _journal(tmp_path, capsys, "red_wins_by_votes")
+    whole = tmp_path / "whole.json"
+    assert main(["export", str(journal), "--format", "mafiaratings", "-o", str(whole)]) == 0
+    with journal.open("ab") as handle:
+        handle.write('{"w":["выст'.encode()[:-1])  # a crash mid-write, inside "т"
+    torn = tmp_path / "torn.json"
+    assert main(["export", str(journal), "--format", "mafiaratings", "-o", str(torn)]) == 0
+    drop = ("startTime", "endTime")  # from the file's time, which the tear changed
+    assert {k: v for k, v in json.loads(torn.read_text("utf-8")).items() if k not in drop} == \
+        {k: v for k, v in json.loads(whole.read_text("utf-8")).items() if k not in drop}

@@ -75,7 +75,7 @@ def test_json_nested_1000_deep_is_refused_in_one_line(tmp_path, capsys):
 
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
 def test_nan_or_infinite_time_in_a_script_is_refused(tmp_path, capsys, constant):
-    speech = '{"type": "speech", "seat": 1, "words": [{"word": "да", "start": %s, "end": 1}]}' % constant
+    speech = f'{{"type": "speech", "seat": 1, "words": [{{"word": "да", "start": {constant}, "end": 1}}]}}'
     refused_in_one_line(simulate_lines(tmp_path, capsys, SETUP, speech), f"'{constant}' is not a number")
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import Play
-from voicehost.game.city import TRANSITIONS as CITY, CityCause, CitySide, CityVariant
+from voicehost.game.city import TRANSITIONS as CITY
+from voicehost.game.city import CityCause, CitySide, CityVariant
 from voicehost.game.model import Cause, Phase, Team, Winner
 from voicehost.game.moderator import Moderator
-from voicehost.game.variants.sports import TRANSITIONS as SPORTS, SportsVariant
+from voicehost.game.variants.sports import TRANSITIONS as SPORTS
+from voicehost.game.variants.sports import SportsVariant
 from voicehost.rules import rules_for
 
 CITY_ONLY = {Phase.CANDIDATES, Phase.NIGHT_ACTION}

@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 from voicehost import __version__
 from voicehost.config import load_settings
 from voicehost.errors import InputError, VoicehostError
-from voicehost.rules import preset_names
+from voicehost.rules import RuleOptions, preset_names
 
 
 class _Parser(argparse.ArgumentParser):
@@ -70,7 +70,7 @@ def _rules_args(parser: argparse.ArgumentParser) -> None:
                         help="a config.toml to read (default: config.toml in the project folder, if any)")
 
 
-def _rules(args: argparse.Namespace):
+def _rules(args: argparse.Namespace) -> RuleOptions:
     """Every command reads its settings the same way (config.load_settings)."""
     return load_settings(args.config, args.ruleset, args.overrides)[1]
 

@@ -78,12 +78,15 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number")
 
 
+_HEX = frozenset(b"0123456789abcdef")
+
+
 def _split(raw: bytes) -> tuple[bytes, str] | None:
     """A line's body (as it was hashed) and its check, if it has the shape of one."""
     if len(raw) <= _SUFFIX_LEN or not raw.endswith(b'"}') or raw[-_SUFFIX_LEN:-HASH_CHARS - 2] != _HASH_PREFIX:
         return None
     digest = raw[-HASH_CHARS - 2:-2]
-    if not all(c in b"0123456789abcdef" for c in digest):
+    if not _HEX.issuperset(digest):
         return None
     return raw[:-_SUFFIX_LEN] + b"}", digest.decode("ascii")
 
@@ -116,15 +119,15 @@ def scan_bytes(path: Path, data: bytes) -> Scan:
     """Check the chain of every line; raise naming the first line that was changed."""
     lines = data.split(b"\n")
     complete = lines[:-1]          # the part after the last newline is torn: never acknowledged
-    parsed: list[tuple[dict[str, Any], str | None] | None] = []
+    parsed: list[tuple[dict[str, Any], bytes, str | None] | None] = []
     for raw in complete:
         split = _split(raw)
         body = _parse(split[0]) if split else None
-        if body is not None:
-            parsed.append((body, split[1] if split else None))
+        if split is not None and body is not None:
+            parsed.append((body, split[0], split[1]))
         else:
             whole = _parse(raw)       # readable, but not with a check: a changed line
-            parsed.append(None if whole is None else (whole, None))
+            parsed.append(None if whole is None else (whole, raw, None))
     readable = len(parsed)
     while readable and parsed[readable - 1] is None:
         readable -= 1     # an unreadable tail (torn write, appended garbage) is not the game
@@ -140,14 +143,13 @@ def scan_bytes(path: Path, data: bytes) -> Scan:
         item = parsed[index]
         if item is None:
             raise JournalError(f"{path}:{number}: not a journal entry (damaged line)")
-        entry, digest = item
+        entry, hashed, digest = item
         if number == 1 and entry.get("journal") != VERSION:
             found = entry.get("journal")
             what = f"version {found}; this voicehost reads version {VERSION}" if isinstance(found, int) \
                 else f"version {VERSION}"
             raise JournalError(f"{path}:1: not a voicehost journal ({what})")
-        split = _split(complete[index])
-        if digest is None or split is None or digest != entry_hash(previous, split[0]):
+        if digest is None or digest != entry_hash(previous, hashed):
             raise JournalError(f"{path}:{number}: the journal was changed here (its check does not match); "
                                f"it would replay a different game")
         previous = digest
@@ -244,6 +246,8 @@ class Journal:
                 if rules is None:
                     raise ValueError("a new journal needs the rules")
                 self._write({"journal": VERSION, "ruleset": rules.name, "rules": rules.to_json()})
+                if fsync:
+                    self._sync_folder()
         except BaseException:
             self.close()
             raise
@@ -269,6 +273,19 @@ class Journal:
                                         f"{exc.strerror or exc}") from None
             self.cut = scan.torn
         os.lseek(self._fd, 0, os.SEEK_END)
+
+    def _sync_folder(self) -> None:
+        """A new file's name is on disk only once its folder is synced."""
+        try:
+            folder = os.open(self.path.parent if str(self.path.parent) else ".", os.O_RDONLY)
+        except OSError:
+            return
+        try:
+            os.fsync(folder)
+        except OSError:
+            pass   # some file systems cannot sync a folder; the file itself is synced
+        finally:
+            os.close(folder)
 
     def write_entry(self, t: float, event: dict[str, Any]) -> None:
         """An input applied at time t ({"type": "tick"}: the clock, where a timer fired)."""

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from voicehost.game.events import Heard, parse_event
 from voicehost.game.moderator import new_game
@@ -52,7 +54,7 @@ def play(path: Path, seconds: float, words_per_second: float, *, fsync: bool = T
     return table, heard
 
 
-def measure(seconds: float, words_per_second: float, folder: Path, *, fsync: bool = True) -> dict:
+def measure(seconds: float, words_per_second: float, folder: Path, *, fsync: bool = True) -> dict[str, Any]:
     path = folder / f"bench-{words_per_second:g}.jsonl"
     path.unlink(missing_ok=True)
     started = time.perf_counter()
@@ -70,7 +72,7 @@ def measure(seconds: float, words_per_second: float, folder: Path, *, fsync: boo
 
 
 def run(hours: float = 2.0, rates: tuple[float, ...] = (0.0, 0.5, 1.6), *, fsync: bool = True,
-        out=print) -> list[dict]:
+        out: Callable[[str], None] = print) -> list[dict[str, Any]]:
     seconds = hours * 3600
     out(f"journal: a {hours:g}-hour game (4mafia, quiet_rounds=off), 20 Hz ticker, "
         f"{'fsync per line' if fsync else 'no fsync'}")

@@ -3,14 +3,15 @@ through the same moderator that runs live."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from voicehost.errors import GameError, InputError, VoicehostError
 from voicehost.game.events import IMMEDIATE, Event, SeatEvent, event_type, parse_event
-from voicehost.game.moderator import Moderator, new_game
 from voicehost.game.model import Output, Phase
+from voicehost.game.moderator import Moderator, new_game
 from voicehost.journal import Table
 from voicehost.rules import RuleOptions
 

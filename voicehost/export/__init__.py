@@ -69,26 +69,45 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 def load_table(path: Path) -> tuple[Table, datetime]:
-    """The game a journal records, with the time its last input was written."""
+    """The game a journal records, with the time its last input was written.
+
+    A protocol keeps neither the deal nor the nights' shots, so for one the
+    journal beside it is read: `game-X.protocol.json` (or `game-X.json`) ->
+    `game-X.jsonl`, as `voicehost run` names them."""
+    if _is_protocol(path):
+        journal = _journal_beside(path)
+        if journal is None:
+            raise InputError(f"{path} is a protocol, which keeps neither the deal nor the nights' "
+                             f"shots, and no journal is beside it ({_journal_names(path)[0].name}): "
+                             "export the game's journal instead")
+        path = journal
     try:
-        first = path.read_text(encoding="utf-8").lstrip()[:1]
         ended = datetime.fromtimestamp(path.stat().st_mtime, UTC)
     except FileNotFoundError:
         raise InputError(f"no journal at {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read {path}: {exc}") from None
-    if first == "{" and _is_protocol(path):
-        raise InputError(f"{path} is a protocol, which keeps neither the deal nor the nights' shots: "
-                         "export the game's journal instead")
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
     game, _, entries = replay_entries(path)
     return Table(game, None, entries), ended
 
 
+def _journal_names(protocol: Path) -> list[Path]:
+    stem = protocol.name.removesuffix(".json").removesuffix(".protocol")
+    return [protocol.with_name(f"{stem}.jsonl")]
+
+
+def _journal_beside(protocol: Path) -> Path | None:
+    return next((p for p in _journal_names(protocol) if p.is_file()), None)
+
+
 def _is_protocol(path: Path) -> bool:
+    """A protocol is one JSON object over the whole file; a journal is one per line."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
-        return False  # a journal: one object per line
+        if not path.is_file() or path.stat().st_size > 16 * 1024 * 1024:
+            return False
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return False
     return isinstance(data, dict) and "eliminated" in data and "winner" in data
 
 

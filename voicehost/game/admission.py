@@ -7,15 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from voicehost.errors import GameError
 from voicehost.game.events import (
     BestMove,
     Candidates,
     Control,
     Event,
     Heard,
-    Names,
     LiftVotes,
+    Names,
     SeatEvent,
     Setup,
     Speech,
@@ -82,9 +81,10 @@ def _precheck_seat_event(game: Moderator, event: SeatEvent) -> None:
     refusal = game.variant.precheck_seat_event(game, event)
     if refusal is not None:
         raise refusal
-    if event.type in (*ANYTIME, "shot") and seat is not None:
-        if seat not in game.alive and not (event.type != "shot" and game.in_own_last_word(seat)):
-            raise game.error(f"seat {seat} is not in the game", event, key="seat_out", seat=seat)
+    in_own_last_word = seat is not None and event.type != "shot" and game.in_own_last_word(seat)
+    if event.type in (*ANYTIME, "shot") and seat is not None and seat not in game.alive \
+            and not in_own_last_word:
+        raise game.error(f"seat {seat} is not in the game", event, key="seat_out", seat=seat)
 
 
 def fits(game: Moderator, event: Event) -> bool:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections import Counter
 from enum import Enum, StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
-from voicehost.game import discipline, night, scoring, voting
 from voicehost.errors import GameError
+from voicehost.game import discipline, night, scoring, voting
 from voicehost.game.events import BestMove, SeatEvent, Votes
 from voicehost.game.model import Cause, Phase
 
@@ -78,7 +78,7 @@ class CityVariant:
     default_seats = 10
     nominations_by_phrase = False
     transitions = TRANSITIONS
-    win_say: dict[str, str] = {CitySide.CITY: "city_wins", CitySide.MAFIA: "mafia_wins",
+    win_say: ClassVar[dict[str, str]] = {CitySide.CITY: "city_wins", CitySide.MAFIA: "mafia_wins",
                CitySide.MANIAC: "maniac_wins"}
 
     # -------------------------------------------------------- deal and sides

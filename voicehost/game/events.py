@@ -283,5 +283,14 @@ def event_type(event: Event) -> str:
     return event.type if isinstance(event, (SeatEvent, Control)) else event_to_json(event)["type"]
 
 
-__all__ = ["parse_event", "event_to_json", "event_type", "Event", "EventType", "REGISTRY",
-           "HOST_INPUTS", "IMMEDIATE", "NULLABLE"]
+__all__ = [
+    "HOST_INPUTS",
+    "IMMEDIATE",
+    "NULLABLE",
+    "REGISTRY",
+    "Event",
+    "EventType",
+    "event_to_json",
+    "event_type",
+    "parse_event",
+]

@@ -194,7 +194,7 @@ class SpeechListener:
     def _end_by_pass(self) -> list[ListenerEvent]:
         assert self.pass_at is not None
         self._attempt = None
-        self.ended = SpeechEnd(sorted(self.grammar.passes)[0], self.pass_at)
+        self.ended = SpeechEnd(min(self.grammar.passes), self.pass_at)
         return [self.ended]
 
     def _forbidden(self, text: str, word: Word) -> list[ListenerEvent]:

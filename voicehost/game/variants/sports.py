@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
-from voicehost.game import night, voting
 from voicehost.errors import GameError
+from voicehost.game import night, voting
 from voicehost.game.events import BestMove, SeatEvent, Votes
 from voicehost.game.model import ROLE_COUNTS, SEATS, FloorKind, Phase, Role, Team, Winner
 
@@ -52,7 +52,7 @@ class SportsVariant:
     default_seats = len(SEATS)
     nominations_by_phrase = True
     transitions = TRANSITIONS
-    win_say: dict[str, str] = {Winner.RED: "red_wins", Winner.BLACK: "black_wins", Winner.DRAW: "draw"}
+    win_say: ClassVar[dict[str, str]] = {Winner.RED: "red_wins", Winner.BLACK: "black_wins", Winner.DRAW: "draw"}
 
     # -------------------------------------------------------- deal and sides
 
