@@ -47,8 +47,10 @@ async def page(setup: bool = True):
 
 
 async def paired(client, access) -> dict:
-    response = await client.get(f"/pair/{access.token}", allow_redirects=False)
-    assert response.status == 303 and response.headers["Location"] == "/"
+    landing = await client.get(f"/pair/{access.token}", allow_redirects=False)
+    assert landing.status == 200 and "Set-Cookie" not in landing.headers  # a link preview spends nothing
+    response = await client.post(f"/pair/{access.token}", headers={"Origin": client.origin})
+    assert response.status == 200
     cookie = response.headers["Set-Cookie"]
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
     state = await (await client.get("/api/state")).json()
@@ -84,24 +86,61 @@ def test_pairing_token_is_one_time_and_leaves_the_url():
             assert state["phase_id"] == "mafia_meeting" and state["csrf"]
             assert access.token != token  # spent; a fresh one for the next device
             client.session.cookie_jar.clear()
-            assert (await client.get(f"/pair/{token}", allow_redirects=False)).status == 401
-    run(go())
-
-
-def test_pin_pairs_and_locks_after_five_failures():
-    async def go():
-        async with page() as (client, live, access):
-            ok = await client.post("/pin", data={"pin": access.pin}, headers={"Origin": client.origin})
-            assert ok.status == 200 and "HttpOnly" in ok.headers["Set-Cookie"]
-            client.session.cookie_jar.clear()
-            for _ in range(5):
-                wrong = await client.post("/pin", data={"pin": "000000" if access.pin != "000000" else "111111"},
-                                          headers={"Origin": client.origin})
-                assert wrong.status == 401
-            locked = await client.post("/pin", data={"pin": access.pin}, headers={"Origin": client.origin})
-            assert locked.status == 429 and "locked" in (await locked.json())["error"]
+            spent = await client.post(f"/pair/{token}", headers={"Origin": client.origin})
+            assert spent.status == 401 and "Ссылка уже использована" in (await spent.json())["error"]
             assert (await client.get("/api/state")).status == 401
     run(go())
+
+
+def test_wrong_pins_slow_down_only_that_client_with_a_growing_pause():
+    async def go():
+        async with page() as (client, live, access):
+            now = [1000.0]
+            access.clock = lambda: now[0]
+            wrong = "000000" if access.pin != "000000" else "111111"
+
+            async def try_pin(pin: str):
+                response = await client.post("/pin", data={"pin": pin}, headers={"Origin": client.origin})
+                return response.status, (await response.json()).get("error", "")
+
+            assert await try_pin(wrong) == (401, "Неверный PIN; попыток до паузы: 2")
+            assert await try_pin(wrong) == (401, "Неверный PIN; попыток до паузы: 1")
+            assert await try_pin(wrong) == (429, "Слишком много неверных PIN: подождите 5 с")
+            # Even the right PIN waits out the pause, then works.
+            assert (await try_pin(access.pin))[0] == 429
+            now[0] += 5
+            assert (await try_pin(wrong)) == (429, "Слишком много неверных PIN: подождите 10 с")
+            now[0] += 10
+            status, _ = await try_pin(access.pin)
+            assert status == 200 and (await client.get("/api/state")).status == 200
+            # Another client (another address) is never locked out by this one.
+            assert access.pin_wait("127.0.0.1") == 0
+            access.failures["10.0.0.66"] = (9, now[0] + 600)
+            assert access.pin_wait("127.0.0.1") == 0 and access.pin_wait("10.0.0.66") == 600
+            client.session.cookie_jar.clear()
+            assert (await try_pin(access.pin))[0] == 200
+    run(go())
+
+
+def test_bad_pin_bodies_are_refused_in_words():
+    async def go():
+        async with page() as (client, live, access):
+            for body, kind in [(b"pin=12", "application/x-www-form-urlencoded"), (b"\xff\xfe", "text/plain"),
+                               (b'{"pin": 123456}', "application/json"), (b"[" * 5000, "application/json")]:
+                response = await client.post("/pin", data=body, headers={"Origin": client.origin,
+                                                                         "Content-Type": kind})
+                assert response.status == 400, body[:20]
+                assert _in_words((await response.json())["error"])
+            assert access.failures == {}
+    run(go())
+
+
+def _in_words(text: str) -> bool:
+    """A message in the table's language: Cyrillic, no English words (PIN, JSON, UTF-8 aside)."""
+    text = re.sub("«[^»]*»", "", text)  # what the client sent, quoted back
+    english = [w for w in re.findall(r"[A-Za-z]{3,}", text) if w not in ("PIN", "JSON", "UTF", "true", "false",
+                                                                          "show")]
+    return bool(re.search("[а-яА-ЯіїєІЇЄ]", text)) and not english
 
 
 def test_foreign_origin_and_host_are_refused():
@@ -160,17 +199,18 @@ def test_invalid_input_is_4xx_with_the_reason_and_changes_nothing():
             until(live, Phase.SPEECH)
             live.hear([])
             for body, status, needle in [
-                ({"type": "votes", "counts": {"7": 3}}, 409, "does not fit"),
-                ({"type": "foul", "seat": 11}, 400, "seat 1..10"),
-                ({"type": "dance"}, 400, "not a host input"),
-                ({"type": "word", "word": "спасибо", "start": 1, "end": 2}, 400, "not a host input"),
-                ({"type": "best_player", "seat": 3}, 409, "does not fit"),
-                ({"type": "shot", "seat": 5}, 409, "does not fit"),
+                ({"type": "votes", "counts": {"7": 3}}, 409, ""),
+                ({"type": "foul", "seat": 11}, 400, "Нужен номер игрока от 1 до 10, а не «11»"),
+                ({"type": "dance"}, 400, "Это не действие ведущего: «dance»"),
+                ({"type": "word", "word": "спасибо", "start": 1, "end": 2}, 400, "Это не действие ведущего"),
+                ({"type": "best_player", "seat": 3}, 409, ""),
+                ({"type": "shot", "seat": 5}, 409, ""),
             ]:
                 before = await (await client.get("/api/state")).json()
                 response = await post(client, "/api/input", body, csrf)
                 assert response.status == status, body
-                assert needle in (await response.json())["error"]
+                error = (await response.json())["error"]
+                assert needle in error and _in_words(error), error
                 after = await (await client.get("/api/state")).json()
                 for key in ("seats", "nominations", "phase_id", "votes", "out", "log"):
                     assert before[key] == after[key], key
@@ -194,9 +234,20 @@ def test_vote_entry_and_undo_through_the_page():
             response = await post(client, "/api/input", {"type": "votes", "counts": {"7": 7}}, csrf)
             assert response.status == 200
             assert (await response.json())["out"] == [7]
-            undo = await post(client, "/api/undo", {}, csrf)
-            assert undo.status == 200 and (await undo.json())["undone"]["type"] == "votes"
+            last = (await response.json())["last_input"]
+            assert last["text"] == "голоса (7: 7)"
+            # A tab that saw an older last input cannot undo this one by accident.
+            stale = await post(client, "/api/undo", {"n": last["n"] - 1}, csrf)
+            assert stale.status == 409 and "Последнее действие уже другое (голоса (7: 7))" in (await stale.json())["error"]
+            assert 7 not in live.game.alive
+            undo = await post(client, "/api/undo", {"n": last["n"]}, csrf)
+            body = await undo.json()
+            assert undo.status == 200 and body["undone"]["type"] == "votes"
+            assert body["message"] == "Отменено: голоса (7: 7)"
             assert live.game.phase is Phase.TALLY and 7 in live.game.alive
+            foul = await post(client, "/api/input", {"type": "foul", "seat": 2}, csrf)
+            undo = await post(client, "/api/undo", {"n": (await foul.json())["last_input"]["n"]}, csrf)
+            assert (await undo.json())["message"] == "Отменено: фол игроку 2" and live.game.fouls[2] == 0
     run(go())
 
 
@@ -267,7 +318,7 @@ def test_table_view_never_carries_a_secret():
             for path in ("/table", "/api/table", "/static/table.js", "/static/common.js", "/static/style.css"):
                 seen.append(await (await client.get(path)).text())
             client.session.cookie_jar.clear()
-            for path in ("/", "/api/state", "/pin", "/pair/wrong", "/api/protocol.json"):
+            for path in ("/", "/api/state", "/pin", "/pair/wrong", "/api/protocol.json", "/api/texts"):
                 seen.append(await (await client.get(path)).text())
             for text in seen:
                 decoded = json.dumps(json.loads(text), ensure_ascii=False) if text.startswith("{") else text
@@ -281,7 +332,7 @@ def test_the_deal_can_be_entered_on_the_page():
             state = await paired(client, access)
             assert state["phase_id"] == "setup"
             bad = await post(client, "/api/input", {"type": "setup", "roles": {"1": "don"}}, state["csrf"])
-            assert bad.status == 409 and "lacks roles" in (await bad.json())["error"]
+            assert bad.status == 409 and _in_words((await bad.json())["error"])
             good = await post(client, "/api/input", {"type": "setup", "roles": ROLES}, state["csrf"])
             assert good.status == 200 and (await good.json())["phase_id"] == "mafia_meeting"
     run(go())

@@ -15,6 +15,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from tests.conftest import ROOT
+from tests.test_web_api import _in_words
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -41,7 +42,7 @@ def serve(tmp_path, extra: list[str], settings: list[str]):
     deadline = time.monotonic() + 30
     url = None
     while time.monotonic() < deadline and url is None:
-        match = re.search(r"host page: (\S+)", (tmp_path / "serve.log").read_text("utf-8"))
+        match = re.search(r"Страница ведущего: (\S+)", (tmp_path / "serve.log").read_text("utf-8"))
         url = match.group(1) if match else None
         time.sleep(0.1)
     assert url, (tmp_path / "serve.log").read_text("utf-8")
@@ -66,6 +67,14 @@ def served_city(tmp_path):
     proc.terminate()
     proc.wait(timeout=10)
     log.close()
+
+
+def small_targets(page) -> list:
+    """Visible controls and links smaller than 44 px in either direction."""
+    return page.evaluate("""() => [...document.querySelectorAll('button, input, select, a')]
+        .filter(e => e.offsetParent !== null)
+        .map(e => [e.id || e.textContent.trim(), e.getBoundingClientRect()])
+        .filter(([, r]) => r.width < 44 || r.height < 44).map(([name]) => name)""")
 
 
 def axe_violations(page) -> list:
@@ -101,25 +110,29 @@ def test_pair_and_play_by_clicking(served):
         page.get_by_label("Проверка Шерифа").select_option("2", timeout=15_000)
         page.get_by_role("button", name="Проверить").last.click()
         expect(page.locator("#log")).to_contain_text("(только вам) Игрок номер 2 — чёрный")
-        expect(page.locator("[aria-live]")).not_to_contain_text("чёрный")
+        expect(page.locator("#answers")).to_contain_text("Шериф: игрок 2 — чёрный")
+        expect(page.locator("#answer-live")).to_have_text("Ответ ночи, только вам: Шериф: игрок 2 — чёрный")
+        expect(page.locator("#status")).not_to_contain_text("чёрный")
         assert axe_violations(page) == []
 
         # Every control is a real one: reachable and operable from the keyboard, and
         # at least 44 px in both directions for a finger.
-        small = page.evaluate("""() => [...document.querySelectorAll('button, input, select, a.button')]
-            .filter(e => e.offsetParent !== null)
-            .map(e => [e.id || e.textContent.trim(), e.getBoundingClientRect()])
-            .filter(([, r]) => r.width < 44 || r.height < 44).map(([name]) => name)""")
-        assert small == []
-        page.get_by_role("button", name="Фол игроку 3").focus()
+        assert small_targets(page) == []
+        # The focus ring stands out (>= 3:1) against the page behind it.
+        page.get_by_role("button", name="Фол игроку 3", exact=True).focus()
+        page.keyboard.press("Shift+Tab")
+        page.keyboard.press("Tab")
+        expect(page.get_by_role("button", name="Фол игроку 3", exact=True)).to_be_focused()
+        assert _focus_ring_contrast(page) >= 3
+        page.get_by_role("button", name="Фол игроку 3", exact=True).focus()
         page.keyboard.press("Enter")
         expect(page.locator("#seats tr").nth(2).locator("td").nth(1)).to_contain_text("1")
-        page.get_by_role("button", name="Снять фол с игрока 3").focus()
+        page.get_by_role("button", name="Снять фол с игрока 3", exact=True).focus()
         page.keyboard.press("Space")
         expect(page.locator("#seats tr").nth(2).locator("td").nth(1)).to_contain_text("0")
 
         # The last black player collects four fouls: removed, red wins.
-        plus = page.get_by_role("button", name="Фол игроку 2")
+        plus = page.get_by_role("button", name="Фол игроку 2", exact=True)
         for _ in range(4):
             plus.click()
             page.wait_for_timeout(150)
@@ -132,7 +145,8 @@ def test_pair_and_play_by_clicking(served):
 
         # A bad input is refused with the reason, in an alert, and changes nothing.
         page.get_by_role("button", name="Назвать").first.click()
-        expect(page.get_by_role("alert")).to_contain_text("already named")
+        expect(page.locator("#error")).not_to_be_empty()
+        assert _in_words(page.locator("#error").text_content())
 
         table = browser.new_page()
         table.goto(base + "/table")
@@ -170,8 +184,90 @@ def test_city_table_by_clicking(served_city):
             expect(page.locator("#action-label")).to_have_text(label, timeout=10_000)
             page.get_by_label(label).select_option(choice)
             page.get_by_role("button", name="Записать ход").click()
-        expect(page.locator("#answer")).to_contain_text("Комиссар: игрок 9 — маньяк")
+        # The night ends at once; its answer stays pinned until the host dismisses it.
+        expect(page.locator("#winner")).to_have_text("Стоп игра. Победа города", timeout=10_000)
+        expect(page.locator("#answers")).to_be_visible()
+        expect(page.locator("#answers-list")).to_have_text("Комиссар: игрок 9 — маньяк")
         expect(page.locator("#winner")).to_have_text("Стоп игра. Победа города", timeout=10_000)
         expect(page.locator("#log")).to_contain_text("Этой ночью погиб игрок номер 3. Он был честным жителем")
         assert axe_violations(page) == []
+        browser.close()
+
+
+def _luminance(rgb: str) -> float:
+    channels = [int(c) / 255 for c in re.findall(r"\d+", rgb)[:3]]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _focus_ring_contrast(page) -> float:
+    ring, behind = page.evaluate("""() => {
+        const style = getComputedStyle(document.activeElement);
+        let node = document.activeElement.parentElement, bg = 'rgba(0, 0, 0, 0)';
+        while (node && (bg === 'rgba(0, 0, 0, 0)' || bg === 'transparent')) {
+            bg = getComputedStyle(node).backgroundColor; node = node.parentElement; }
+        return [style.outlineColor, bg]; }""")
+    light, dark = sorted((_luminance(ring), _luminance(behind)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_a_revoked_device_is_told_and_pairs_again_with_the_pin(served):
+    url, base, folder = served
+    pin = re.search(r"введите PIN (\d{6})", (folder / "serve.log").read_text("utf-8")).group(1)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        phone = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+        phone.goto(url)
+        expect(phone.locator("#conn")).to_have_text("на связи", timeout=10_000)
+        laptop = browser.new_context().new_page()
+        laptop.goto(base + "/pin")
+        laptop.get_by_label("PIN из терминала (6 цифр)").fill(pin)
+        laptop.get_by_role("button", name="Войти").click()
+        expect(laptop.locator("#devices-list")).to_contain_text("Устройство 1: ведущий")
+        laptop.get_by_role("button", name=re.compile("^Отключить: Устройство 1")).click()
+        expect(laptop.locator("#notice")).to_have_text("Устройство 1 отключено")
+
+        # The phone learns at once: no live-looking page, a PIN field with the focus.
+        expect(phone.locator("#unpaired")).to_be_visible(timeout=10_000)
+        expect(phone.locator("#conn")).to_have_text("Устройство не подключено. Введите PIN из терминала.")
+        expect(phone.locator("#repair-pin")).to_be_focused()
+        assert phone.evaluate("() => document.getElementById('board').inert") is True
+        assert axe_violations(phone) == []
+        phone.locator("#repair-pin").fill("000000" if pin != "000000" else "111111")
+        phone.get_by_role("button", name="Войти").click()
+        expect(phone.locator("#error")).to_have_text("Неверный PIN; попыток до паузы: 2")
+        phone.locator("#repair-pin").fill(pin)
+        phone.get_by_role("button", name="Войти").click()
+        expect(phone.locator("#conn")).to_have_text("на связи", timeout=15_000)
+        expect(phone.locator("#unpaired")).to_be_hidden()
+        expect(phone.locator("#phase")).to_contain_text("Подсчёт голосов")
+
+        # An assistant judge: a one-time link from the host, a paired view that cannot act.
+        laptop.get_by_role("button", name="Подключить судью (только просмотр)").click()
+        expect(laptop.locator("#judge-link")).to_contain_text("/pair/")
+        judge_link = re.search(r"http\S+", laptop.locator("#judge-link").text_content()).group(0)
+        judge = browser.new_context().new_page()
+        judge.goto(judge_link)
+        expect(judge.locator("#readonly")).to_have_text("Только просмотр: это устройство судьи", timeout=10_000)
+        expect(judge.locator("#phase")).to_contain_text("Подсчёт голосов")
+        expect(judge.get_by_role("button", name="Пауза")).to_be_hidden()
+        expect(judge.get_by_role("button", name="Записать голоса")).to_be_hidden()
+        expect(judge.get_by_role("button", name="Фол игроку 1", exact=True)).to_be_hidden()
+        assert axe_violations(judge) == []
+        expect(laptop.locator("#devices-list")).to_contain_text("судья (просмотр)")
+        browser.close()
+
+
+def test_the_pairing_link_opened_from_another_site_still_pairs(served):
+    url, base, folder = served
+    other = base.replace("127.0.0.1", "localhost")  # another site, as far as cookies go
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        page = browser.new_page()
+        page.goto(other + "/table")
+        page.evaluate("(link) => { const a = document.createElement('a'); a.href = link; a.textContent = 'go';"
+                      " document.body.appendChild(a); a.click(); }", url)
+        expect(page).to_have_url(base + "/", timeout=10_000)
+        expect(page.get_by_role("heading", name="Ведущий")).to_be_visible()
+        expect(page.locator("#conn")).to_have_text("на связи", timeout=10_000)
         browser.close()

@@ -1,20 +1,52 @@
 "use strict";
-/* A live channel that reconnects by itself, with a growing pause (1 s … 10 s). */
-function liveChannel(path, onState, onConnection) {
+/* The page's words come from the table's phrasebook (GET /api/texts). */
+let TEXTS = {};
+async function loadTexts() {
+  try {
+    const response = await fetch("/api/texts", { credentials: "same-origin" });
+    if (response.ok) TEXTS = await response.json();
+  } catch (e) { /* offline: keys stay as they are until the next load */ }
+}
+function T(key, values) {
+  const text = Object.prototype.hasOwnProperty.call(TEXTS, key) ? TEXTS[key] : key;
+  return text.replace(/\{(\w+)\}/g, (m, name) => {
+    const value = values && values[name];
+    if (value === undefined || value === null) return "";
+    return Array.isArray(value) ? value.join(", ") : String(value);
+  });
+}
+
+/* A live channel that reconnects by itself, with a growing pause (1 s … 10 s).
+   When the server says this device is not paired (401), it stops and tells. */
+function liveChannel(path, onState, onConnection, onUnpaired) {
   let delay = 1000;
+  let stopped = false;
   function open() {
+    if (stopped) return;
     const scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
     const socket = new WebSocket(scheme + window.location.host + path);
-    socket.addEventListener("open", () => { delay = 1000; onConnection(true); });
+    let opened = false;
+    socket.addEventListener("open", () => { opened = true; delay = 1000; onConnection(true); });
     socket.addEventListener("message", (event) => {
       const message = JSON.parse(event.data);
       if (message.type === "state") onState(message.state);
     });
-    socket.addEventListener("close", () => {
+    socket.addEventListener("close", async (event) => {
       onConnection(false);
+      if (onUnpaired && (event.code === 4401 || !opened) && await unpaired()) {
+        stopped = true;
+        onUnpaired(() => { stopped = false; delay = 1000; open(); });
+        return;
+      }
       window.setTimeout(open, delay);
       delay = Math.min(delay * 2, 10000);
     });
+  }
+  async function unpaired() {
+    try {
+      const response = await fetch("/api/state", { credentials: "same-origin" });
+      return response.status === 401;
+    } catch (e) { return false; }
   }
   open();
 }

@@ -1,32 +1,44 @@
 "use strict";
 const $ = (id) => document.getElementById(id);
-const ROLE_NAMES = { citizen: "мирный", sheriff: "шериф", mafia: "мафия", don: "дон" };
 let state = null;
 let csrf = "";
-let shownLog = -1;
+let lastLine = null;
 let clockBase = null;
+let announced = new Set();
+let tallyPrompted = "";
+let resumeChannel = null;
+const HOST_ONLY = ["controls", "setup", "city-setup", "candidates", "votes", "lift", "night", "best-move",
+  "best-player-form", "worst-player-form", "reveal", "devices", "answers-dismiss"];
+// The form the game needs now, in order: where focus goes when the focused control disappears.
+const NEEDED = ["votes-fields", "votes-form", "lift-count", "shot-seat", "don-seat", "sheriff-seat", "action-seat",
+  "candidates-fields", "bm1", "role-don", "city-deal", "best-player", "answers-dismiss", "pause", "resume", "undo"];
 
 async function post(path, body) {
   $("error").textContent = "";
+  let response;
   try {
-    const response = await fetch(path, {
+    response = await fetch(path, {
       method: "POST", credentials: "same-origin",
       headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
       body: JSON.stringify(body),
     });
-    const data = await response.json();
-    if (!response.ok) {
-      $("error").textContent = data.error || "Не принято";
-      return null;
-    }
-    render(data.state || data);
-    return data;
   } catch (e) {
-    $("error").textContent = "Нет связи с voicehost: действие не записано";
+    $("error").textContent = T("no_link");
     return null;
   }
+  let data = {};
+  try { data = await response.json(); } catch (e) { data = {}; }
+  if (response.status === 401) { showUnpaired(); }
+  if (!response.ok) {
+    $("error").textContent = data.error || T("bad_input");
+    return null;
+  }
+  render(data.state || data);
+  return data;
 }
 const input = (event) => post("/api/input", event);
+
+function seatNumbers(s) { return s.seats.map((x) => x.seat); }
 
 function fillSeats(select, seats, extra) {
   const key = JSON.stringify([seats, extra || []]);
@@ -34,7 +46,7 @@ function fillSeats(select, seats, extra) {
   select.dataset.key = key;
   const current = select.value;
   clear(select);
-  for (const [value, label] of (extra || []).concat(seats.map((s) => [String(s), "Игрок " + s]))) {
+  for (const [value, label] of (extra || []).concat(seats.map((s) => [String(s), T("player_n", { seat: s })]))) {
     const option = document.createElement("option");
     option.value = value;
     option.textContent = label;
@@ -45,9 +57,11 @@ function fillSeats(select, seats, extra) {
 
 function phaseLine(s) {
   const parts = [s.phase];
-  if (s.phase_id !== "setup" && s.phase_id !== "game_over") parts.unshift(s.is_night ? "Ночь " + s.night : "День " + s.day);
-  if (s.floor) parts.push("игрок " + s.floor.seat + " — " + s.floor.kind);
-  if (s.paused) parts.push("пауза");
+  if (s.phase_id !== "setup" && s.phase_id !== "game_over") {
+    parts.unshift(s.is_night ? T("night_n", { night: s.night }) : T("day_n", { day: s.day }));
+  }
+  if (s.floor) parts.push(T("floor_line", { seat: s.floor.seat, kind: s.floor.kind }));
+  if (s.paused) parts.push(T("paused"));
   return parts.join(" · ");
 }
 
@@ -72,13 +86,14 @@ function renderSeats(s) {
       const plus = document.createElement("button");
       plus.type = "button";
       plus.textContent = "+";
-      plus.setAttribute("aria-label", "Фол игроку " + seat.seat);
+      plus.className = "host-only";
+      plus.setAttribute("aria-label", T("foul_for", { seat: seat.seat }));
       plus.addEventListener("click", () => input({ type: "foul", seat: seat.seat }));
       const minus = document.createElement("button");
       minus.type = "button";
-      minus.className = "secondary";
+      minus.className = "secondary host-only";
       minus.textContent = "−";
-      minus.setAttribute("aria-label", "Снять фол с игрока " + seat.seat);
+      minus.setAttribute("aria-label", T("unfoul_for", { seat: seat.seat }));
       minus.addEventListener("click", () => input({ type: "unfoul", seat: seat.seat }));
       fouls.append(count, " ", plus, " ", minus);
       const role = document.createElement("td");
@@ -86,21 +101,21 @@ function renderSeats(s) {
       body.appendChild(row);
     }
   }
-  const lastWord = s.floor && s.floor.kind === "последнее слово" ? s.floor.seat : null;
+  const lastWord = s.floor && s.floor.kind_id === "last_word" ? s.floor.seat : null;
   s.seats.forEach((seat, i) => {
     const [head, alive, fouls, role] = body.children[i].children;
     head.className = seat.alive ? "" : "out";
-    alive.textContent = seat.alive ? "да" : "нет";
-    fouls.firstChild.textContent = seat.fouls + (seat.silenced ? " (молчит)" : "");
+    alive.textContent = seat.alive ? T("yes") : T("no");
+    fouls.firstChild.textContent = seat.fouls + (seat.silenced ? T("silenced") : "");
     const canFoul = seat.alive || seat.seat === lastWord;
     fouls.children[1].disabled = !canFoul;
     fouls.children[2].disabled = !canFoul || seat.fouls === 0;
     role.hidden = !s.reveal_roles;
-    role.textContent = seat.role ? ROLE_NAMES[seat.role] : "";
+    role.textContent = seat.role ? T("role_" + seat.role) : "";
   });
   $("role-head").hidden = !s.reveal_roles;
   $("reveal").setAttribute("aria-pressed", String(s.reveal_roles));
-  $("reveal").textContent = s.reveal_roles ? "Скрыть роли" : "Показать роли";
+  $("reveal").textContent = s.reveal_roles ? T("roles_hide") : T("roles_show");
 }
 
 function renderVotes(s) {
@@ -112,7 +127,7 @@ function renderVotes(s) {
     s.candidates.slice(0, -1).forEach((seat) => {
       const label = document.createElement("label");
       label.htmlFor = "vote-" + seat;
-      label.textContent = "За то, чтобы ушёл игрок " + seat;
+      label.textContent = T("vote_for", { seat });
       const field = document.createElement("input");
       field.type = "number";
       field.min = "0";
@@ -126,6 +141,12 @@ function renderVotes(s) {
   }
   $("voters").textContent = s.voters;
   updateRemainder();
+  if (tallyPrompted !== key) {
+    tallyPrompted = key;
+    const first = s.candidates[0];
+    say(s.candidates.length > 1 ? T("tally_prompt", { seat: first })
+      : T("tally_prompt_last", { seat: first, count: s.voters }));
+  }
 }
 
 function updateRemainder() {
@@ -134,7 +155,8 @@ function updateRemainder() {
   for (const field of $("votes-fields").querySelectorAll("input")) given += Number(field.value || 0);
   const left = state.voters - given;
   const last = state.candidates[state.candidates.length - 1];
-  $("remainder").textContent = left >= 0 ? "игрок " + last + ": " + left : "голосов больше, чем игроков";
+  const text = left >= 0 ? T("remainder", { seat: last, count: left }) : T("remainder_over");
+  if ($("remainder").textContent !== text) $("remainder").textContent = text;
   $("votes-form").querySelector("button").disabled = left < 0;
 }
 
@@ -151,7 +173,7 @@ function renderCandidates(s) {
     box.value = String(seat);
     const label = document.createElement("label");
     label.htmlFor = box.id;
-    label.textContent = "Игрок " + seat;
+    label.textContent = T("player_n", { seat });
     fields.append(box, label);
   }
 }
@@ -162,7 +184,7 @@ function parseDeal(text) {
   const named = [];
   for (const token of text.split(/[\s,]+/).filter(Boolean)) {
     const match = token.match(/^([a-z_]+)=(\d{1,2})$/);
-    if (!match) throw new Error("«" + token + "» — нужно РОЛЬ=МЕСТО, например mafia=2");
+    if (!match) throw new Error(T("deal_token", { word: token }));
     if (match[1] === "players") players = Number(match[2]); else named.push([match[2], match[1]]);
   }
   for (let seat = 1; seat <= players; seat++) roles[seat] = "citizen";
@@ -171,25 +193,33 @@ function parseDeal(text) {
 }
 
 function renderNight(s) {
-  const alive = s.alive;
+  const everyone = seatNumbers(s);
   $("shot-form").hidden = !(s.phase_id === "hunt" && !s.shot_entered);
-  fillSeats($("shot-seat"), alive, [["miss", "Промах"]]);
+  fillSeats($("shot-seat"), s.alive, [["miss", T("miss")]]);
   $("don-form").hidden = !(s.phase_id === "don_check" && s.don_alive);
   $("sheriff-form").hidden = !(s.phase_id === "sheriff_check" && s.sheriff_alive);
-  const everyone = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
   fillSeats($("don-seat"), everyone);
   fillSeats($("sheriff-seat"), everyone);
-  const answers = s.checks.map((c) => (c.role === "don" ? "Дон: игрок " + c.seat + (c.result === "sheriff" ? " — Шериф" : " — не Шериф")
-    : c.role === "sheriff" ? "Шериф: игрок " + c.seat + (c.result === "black" ? " — чёрный" : " — красный")
-    : "Комиссар: игрок " + c.seat + " — " + ({ mafia: "мафия", maniac: "маньяк" }[c.result] || "мирный")));
   const action = s.window_action;
   $("action-form").hidden = !(action && action.can_act);
   if (action) {
     $("action-label").textContent = action.label;
-    fillSeats($("action-seat"), s.alive, [["none", "Никого"]]);
+    fillSeats($("action-seat"), s.alive, [["none", T("nobody")]]);
   }
-  $("answer").hidden = answers.length === 0;
-  $("answer").textContent = answers.length ? "Только для вас. " + answers.join(". ") : "";
+}
+
+/* The night's private answers stay pinned until the host dismisses them; each
+   new one is announced assertively, never in the public live region. */
+function renderAnswers(s, first) {
+  const items = s.answers.items;
+  $("answers").hidden = items.length === 0;
+  renderList($("answers-list"), items);
+  for (const text of items) {
+    const key = s.answers.night + ":" + text;
+    if (announced.has(key)) continue;
+    announced.add(key);
+    if (!first) $("answer-live").textContent = T("answer_announce", { text });
+  }
 }
 
 function renderList(node, texts) {
@@ -202,39 +232,103 @@ function renderList(node, texts) {
 
 function renderSuggestions(s) {
   const list = $("suggestions");
-  const key = JSON.stringify(s.suggestions);
+  const key = JSON.stringify([s.suggestions, s.readonly]);
   if (list.dataset.key === key) return;
   list.dataset.key = key;
   clear(list);
-  if (!s.suggestions.length) list.appendChild(item("Нет"));
+  if (!s.suggestions.length) list.appendChild(item(T("none")));
   for (const hint of s.suggestions) {
-    const li = item("Игрок " + hint.seat + ": «" + hint.word + "» — " + (hint.suggest === "foul" ? "фол" : "дисквалификация") + " ");
-    const give = document.createElement("button");
-    give.type = "button";
-    give.textContent = hint.suggest === "foul" ? "Дать фол" : "Дисквалифицировать";
-    give.addEventListener("click", () => input({ type: hint.suggest === "foul" ? "foul" : "disqualify", seat: hint.seat, suggestion: hint.id }));
-    const dismiss = document.createElement("button");
-    dismiss.type = "button";
-    dismiss.className = "secondary";
-    dismiss.textContent = "Отклонить";
-    dismiss.addEventListener("click", () => post("/api/suggestions/" + hint.id + "/dismiss", {}));
-    li.append(give, " ", dismiss);
+    const foul = hint.suggest === "foul";
+    const li = item(T("suggest_line", { seat: hint.seat, word: hint.word, what: T(foul ? "suggest_foul" : "suggest_dq") }));
+    if (!s.readonly) {
+      const give = document.createElement("button");
+      give.type = "button";
+      give.textContent = T(foul ? "give_foul" : "give_dq");
+      give.addEventListener("click", () => input({ type: foul ? "foul" : "disqualify", seat: hint.seat, suggestion: hint.id }));
+      const dismiss = document.createElement("button");
+      dismiss.type = "button";
+      dismiss.className = "secondary";
+      dismiss.textContent = T("dismiss");
+      dismiss.addEventListener("click", () => post("/api/suggestions/" + hint.id + "/dismiss", {}));
+      li.append(give, " ", dismiss);
+    }
     list.appendChild(li);
   }
 }
 
-function announce(s) {
-  const publicLog = s.log.filter((entry) => !entry.private);
-  if (shownLog >= 0 && publicLog.length && publicLog[publicLog.length - 1].t >= shownLog) {
-    const latest = publicLog[publicLog.length - 1];
-    if ($("status").textContent !== latest.text) $("status").textContent = latest.text;
+function renderDevices(s) {
+  const list = $("devices-list");
+  const key = JSON.stringify(s.devices);
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
+  clear(list);
+  for (const device of s.devices) {
+    const li = item(T("device_line", { id: device.id, kind: T("device_" + device.kind), when: device.at })
+      + (device.current ? T("device_this") : "") + " ");
+    if (!device.current) {
+      const revoke = document.createElement("button");
+      revoke.type = "button";
+      revoke.className = "secondary";
+      revoke.textContent = T("revoke");
+      revoke.setAttribute("aria-label", T("revoke") + ": " + T("device_line", { id: device.id, kind: T("device_" + device.kind), when: device.at }));
+      revoke.addEventListener("click", async () => {
+        const data = await post("/api/devices/" + device.id + "/revoke", {});
+        if (data && data.message) $("notice").textContent = data.message;
+      });
+      li.appendChild(revoke);
+    }
+    list.appendChild(li);
   }
-  shownLog = publicLog.length ? publicLog[publicLog.length - 1].t : 0;
+}
+
+/* Every public line of an update goes to the polite log, not only the newest. */
+function say(text) {
+  const line = document.createElement("p");
+  line.textContent = text;
+  $("status").appendChild(line);
+  while ($("status").children.length > 8) $("status").removeChild($("status").firstChild);
+}
+
+function announce(s) {
+  const lines = s.log.filter((entry) => !entry.private);
+  if (lastLine !== null) for (const entry of lines) if (entry.n > lastLine) say(entry.text);
+  const newest = s.log.length ? s.log[s.log.length - 1].n : 0;
+  lastLine = Math.max(lastLine || 0, newest);
+}
+
+function visible(node) {
+  return node && node.isConnected && node.offsetParent !== null && !node.disabled && !node.closest("[hidden]");
+}
+
+function neededControl() {
+  for (const id of NEEDED) {
+    const node = $(id);
+    const target = node && (node.matches("input, select, button") ? node : node.querySelector("input, select, button"));
+    if (target && visible(target)) return target;
+  }
+  return null;
+}
+
+/* When the focused control disappears, focus goes to the form the game needs now
+   (not to <body>); while focus still sits where we put it, a form that becomes
+   needed later takes it over. Focus the host moved stays where the host put it. */
+let placedFocus = null;
+function keepFocus() {
+  const active = document.activeElement;
+  if (!$("unpaired").hidden) { if (active !== $("repair-pin")) $("repair-pin").focus(); return; }
+  const ours = active === placedFocus;
+  if (active && active !== document.body && visible(active) && !ours) return;
+  const target = neededControl();
+  if (target && target !== active) { target.focus(); placedFocus = target; }
 }
 
 function render(s) {
+  if (state && s.epoch !== state.epoch) lastLine = null;
+  const first = state === null;
   state = s;
   csrf = s.csrf;
+  document.body.classList.toggle("readonly", s.readonly);
+  $("readonly").hidden = !s.readonly;
   $("phase").textContent = phaseLine(s);
   clockBase = { floor: s.floor, paused: s.paused, at: Date.now() };
   tickClock();
@@ -243,94 +337,131 @@ function render(s) {
   $("candidates").hidden = s.phase_id !== "candidates";
   if (!$("candidates").hidden) renderCandidates(s);
   $("votes").hidden = s.phase_id !== "tally";
-  if (!$("votes").hidden) renderVotes(s);
+  if (!$("votes").hidden) { announce(s); renderVotes(s); }
   $("lift").hidden = s.phase_id !== "lift_vote";
-  $("lift-who").textContent = s.tied.length ? "Голосуемые: " + s.tied.join(", ") + ". Голосуют: " + s.voters : "";
+  $("lift-who").textContent = s.tied.length ? T("lift_who", { seats: s.tied, count: s.voters }) : "";
   $("lift-count").max = String(s.voters);
   $("night").hidden = !["hunt", "don_check", "sheriff_check", "night_action"].includes(s.phase_id);
   renderNight(s);
+  renderAnswers(s, first);
   $("best-move").hidden = !s.best_move_open;
-  const others = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].filter((n) => !s.floor || n !== s.floor.seat);
+  const others = seatNumbers(s).filter((n) => !s.floor || n !== s.floor.seat);
   ["bm1", "bm2", "bm3"].forEach((id) => fillSeats($(id), others));
+  ["role-don", "role-mafia1", "role-mafia2", "role-sheriff"].forEach((id, i) => {
+    const fresh = !$(id).dataset.key;
+    fillSeats($(id), seatNumbers(s));
+    if (fresh) $(id).value = String([4, 2, 7, 6][i]);
+  });
   $("end").hidden = !s.over;
   $("winner").textContent = s.winner || "";
-  fillSeats($("best-player"), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-  fillSeats($("worst-player"), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  fillSeats($("best-player"), seatNumbers(s));
+  fillSeats($("worst-player"), seatNumbers(s));
   $("points").textContent = Object.keys(s.points).length
-    ? "Баллы: " + Object.entries(s.points).map(([seat, p]) => seat + ": " + p).join(", ") : "";
+    ? T("points", { text: Object.entries(s.points).map(([seat, p]) => seat + ": " + p).join(", ") }) : "";
   $("pause").disabled = s.paused || s.over;
   $("resume").disabled = !s.paused;
   $("next").disabled = !s.floor;
+  $("undo").disabled = !s.last_input;
+  $("undo").textContent = s.last_input ? T("undo_label", { what: s.last_input.text }) : T("undo_nothing_label");
   renderSeats(s);
-  renderList($("nominations"), s.nominations.map((seat) => "Игрок " + seat));
+  renderList($("nominations"), s.nominations.map((seat) => T("player_n", { seat })));
   renderSuggestions(s);
-  renderList($("log"), s.log.slice().reverse().map((e) => (e.private ? "(только вам) " : "") + e.text));
+  renderDevices(s);
+  renderList($("log"), s.log.slice().reverse().map((e) => (e.private ? T("private_mark") : "") + e.text));
   announce(s);
+  keepFocus();
 }
 
 function seatValue(id) { return Number($(id).value); }
+
+function setOnline(up) {
+  $("conn").textContent = up ? T("connected") : T("reconnecting");
+  $("board").inert = !up;
+  $("board").classList.toggle("stale", !up);
+  if (!up) { clockBase = null; tickClock(); }
+}
+
+function showUnpaired(resume) {
+  if (resume) resumeChannel = resume;
+  setOnline(false);
+  $("conn").textContent = T("unpaired");
+  $("answers").hidden = true;
+  $("unpaired").hidden = false;
+  $("repair-pin").focus();
+}
+
+function submitted(id, handler) {
+  $(id).addEventListener("submit", (event) => { event.preventDefault(); handler(); });
+}
 
 function wire() {
   $("pause").addEventListener("click", () => input({ type: "pause" }));
   $("resume").addEventListener("click", () => input({ type: "resume" }));
   $("next").addEventListener("click", () => input({ type: "next" }));
-  $("undo").addEventListener("click", () => post("/api/undo", {}));
-  $("reveal").addEventListener("click", () => post("/api/reveal", { show: !(state && state.reveal_roles) }));
-  const everyone = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
-  ["role-don", "role-mafia1", "role-mafia2", "role-sheriff"].forEach((id, i) => {
-    fillSeats($(id), everyone);
-    $(id).value = String([4, 2, 7, 6][i]);
+  $("undo").addEventListener("click", async () => {
+    const data = await post("/api/undo", { n: state && state.last_input ? state.last_input.n : null });
+    if (data && data.message) $("notice").textContent = data.message;
   });
-  $("setup-form").addEventListener("submit", (event) => {
-    event.preventDefault();
+  $("reveal").addEventListener("click", () => post("/api/reveal", { show: !(state && state.reveal_roles) }));
+  $("answers-dismiss").addEventListener("click", () => post("/api/answers/dismiss", {}));
+  $("judge").addEventListener("click", async () => {
+    const data = await post("/api/devices/judge", {});
+    if (data && data.judge_link) $("judge-link").textContent = T("judge_link", { url: data.judge_link });
+  });
+  submitted("setup-form", () => {
+    const ids = ["role-don", "role-mafia1", "role-mafia2", "role-sheriff"];
+    const picked = ids.map((id) => $(id).value);
+    if (new Set(picked).size !== 4) { $("error").textContent = T("deal_same_seat"); return; }
     const roles = {};
-    for (let seat = 1; seat <= 10; seat++) roles[seat] = "citizen";
-    const picked = ["role-don", "role-mafia1", "role-mafia2", "role-sheriff"].map((id) => $(id).value);
-    if (new Set(picked).size !== 4) { $("error").textContent = "Дон, мафия и шериф должны сидеть на разных местах"; return; }
-    ["role-don", "role-mafia1", "role-mafia2", "role-sheriff"].forEach((id) => { roles[$(id).value] = $(id).dataset.role; });
+    for (const seat of seatNumbers(state)) roles[seat] = "citizen";
+    ids.forEach((id) => { roles[$(id).value] = $(id).dataset.role; });
     input({ type: "setup", roles });
   });
-  $("city-setup-form").addEventListener("submit", (event) => {
-    event.preventDefault();
+  submitted("city-setup-form", () => {
     try { input({ type: "setup", roles: parseDeal($("city-deal").value) }); }
     catch (e) { $("error").textContent = e.message; }
   });
-  $("candidates-form").addEventListener("submit", (event) => {
-    event.preventDefault();
+  submitted("candidates-form", () => {
     const seats = [...$("candidates-fields").querySelectorAll("input:checked")].map((box) => Number(box.value));
     input({ type: "candidates", seats });
   });
-  $("action-form").addEventListener("submit", (event) => {
-    event.preventDefault();
+  submitted("action-form", () => {
     const value = $("action-seat").value;
     input({ type: state.window_action.type, seat: value === "none" ? null : Number(value) });
   });
-  $("votes-form").addEventListener("submit", (event) => {
-    event.preventDefault();
+  submitted("votes-form", () => {
     const counts = {};
     for (const field of $("votes-fields").querySelectorAll("input")) counts[field.dataset.seat] = Number(field.value || 0);
     if (!Object.keys(counts).length) counts[state.candidates[0]] = state.voters;
     input({ type: "votes", counts });
   });
-  $("lift-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    input({ type: "lift_votes", count: Number($("lift-count").value) });
-  });
-  $("shot-form").addEventListener("submit", (event) => {
-    event.preventDefault();
+  submitted("lift-form", () => input({ type: "lift_votes", count: Number($("lift-count").value) }));
+  submitted("shot-form", () => {
     const value = $("shot-seat").value;
     input({ type: "shot", seat: value === "miss" ? null : Number(value) });
   });
-  $("don-form").addEventListener("submit", (event) => { event.preventDefault(); input({ type: "don_check", seat: seatValue("don-seat") }); });
-  $("sheriff-form").addEventListener("submit", (event) => { event.preventDefault(); input({ type: "sheriff_check", seat: seatValue("sheriff-seat") }); });
-  $("best-move-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    input({ type: "best_move", seats: ["bm1", "bm2", "bm3"].map(seatValue) });
+  submitted("don-form", () => input({ type: "don_check", seat: seatValue("don-seat") }));
+  submitted("sheriff-form", () => input({ type: "sheriff_check", seat: seatValue("sheriff-seat") }));
+  submitted("best-move-form", () => input({ type: "best_move", seats: ["bm1", "bm2", "bm3"].map(seatValue) }));
+  submitted("best-player-form", () => input({ type: "best_player", seat: seatValue("best-player") }));
+  submitted("worst-player-form", () => input({ type: "worst_player", seat: seatValue("worst-player") }));
+  submitted("repair-form", async () => {
+    $("error").textContent = "";
+    const body = new URLSearchParams({ pin: $("repair-pin").value });
+    try {
+      const response = await fetch("/pin", { method: "POST", body, credentials: "same-origin" });
+      const data = await response.json();
+      if (!response.ok) { $("error").textContent = data.error || T("bad_input"); return; }
+    } catch (e) { $("error").textContent = T("no_link"); return; }
+    $("unpaired").hidden = true;
+    $("repair-pin").value = "";
+    state = null;
+    lastLine = null;
+    if (resumeChannel) { const again = resumeChannel; resumeChannel = null; again(); }
   });
-  $("best-player-form").addEventListener("submit", (event) => { event.preventDefault(); input({ type: "best_player", seat: seatValue("best-player") }); });
-  $("worst-player-form").addEventListener("submit", (event) => { event.preventDefault(); input({ type: "worst_player", seat: seatValue("worst-player") }); });
+  HOST_ONLY.forEach((id) => $(id).classList.add("host-only"));
   window.setInterval(tickClock, 250);
-  liveChannel("/api/ws", render, (up) => { $("conn").textContent = up ? "на связи" : "нет связи, переподключаюсь…"; });
+  liveChannel("/api/ws", render, setOnline, showUnpaired);
 }
 
-wire();
+loadTexts().then(wire);

@@ -1,4 +1,5 @@
 "use strict";
+loadTexts();
 document.getElementById("pin-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const error = document.getElementById("error");
@@ -8,8 +9,8 @@ document.getElementById("pin-form").addEventListener("submit", async (event) => 
     const response = await fetch("/pin", { method: "POST", body, credentials: "same-origin" });
     if (response.ok) { window.location.assign("/"); return; }
     const data = await response.json();
-    error.textContent = data.error || "Не получилось";
+    error.textContent = data.error || T("bad_input");
   } catch (e) {
-    error.textContent = "Нет связи с voicehost";
+    error.textContent = T("no_link");
   }
 });

@@ -9,18 +9,24 @@ function tick() {
 }
 
 function render(s) {
-  const when = s.over ? "" : (s.is_night ? "" : "День " + s.day + " · ");
-  $("phase").textContent = when + s.phase + (s.paused ? " · пауза" : "");
+  const when = s.over ? "" : (s.is_night ? "" : T("day_n", { day: s.day }) + " · ");
+  $("phase").textContent = when + s.phase + (s.paused ? " · " + T("paused") : "");
   base = { floor: s.floor, paused: s.paused, at: Date.now() };
   tick();
-  $("speaker").textContent = s.floor ? "Игрок " + s.floor.seat + " — " + s.floor.kind : "";
+  $("speaker").textContent = s.floor ? T("speaker_line", { seat: s.floor.seat, kind: s.floor.kind }) : "";
+  $("winner").textContent = s.over && s.winner ? s.winner : "";
   clear($("nominations"));
-  s.nominations.forEach((seat) => $("nominations").appendChild(item("Игрок " + seat)));
+  s.nominations.forEach((seat) => $("nominations").appendChild(item(T("player_n", { seat }))));
   $("votes").textContent = s.votes.map((v) => v.counts
     ? Object.entries(v.counts).map(([seat, n]) => seat + ": " + n).join(", ")
-    : "за подъём всех: " + v.lift).join(" · ");
-  $("out").textContent = s.out.length ? "Выбыли: " + s.out.join(", ") : "";
+    : T("lift_line", { count: v.lift })).join(" · ");
+  $("out").textContent = s.out.length ? T("out_line", { seats: s.out }) : "";
 }
 
-window.setInterval(tick, 250);
-liveChannel("/api/table/ws", render, (up) => { $("conn").textContent = up ? "" : "нет связи, переподключаюсь…"; });
+loadTexts().then(() => {
+  window.setInterval(tick, 250);
+  liveChannel("/api/table/ws", render, (up) => {
+    $("conn").textContent = up ? "" : T("reconnecting");
+    if (!up) { base = null; tick(); }
+  });
+});

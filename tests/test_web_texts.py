@@ -1,0 +1,58 @@
+"""Every word the page shows comes from the phrasebooks' [web] blocks, in
+Russian and in Ukrainian: each label the pages name and each key the scripts
+ask for exists in both, and none of them is English."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from voicehost.web.server import STATIC, render_page
+from voicehost.web.texts import Texts, load_web_texts
+
+BOOKS = ["phrasebook.ru", "phrasebook.uk", "phrasebook.mafclubspb"]
+# Not words: the page's language code, pass-through templates.
+NOT_WORDS = {"lang", "raw", "winner"}
+
+
+def _keys_used() -> set[str]:
+    keys = set()
+    for path in STATIC.glob("*.html"):
+        keys |= set(re.findall(r"\{\{(\w+)\}\}", path.read_text("utf-8")))
+    for path in STATIC.glob("*.js"):
+        keys |= set(re.findall(r"\bT\(\"(\w+)\"[,)]", path.read_text("utf-8")))
+    return keys
+
+
+@pytest.mark.parametrize("book", BOOKS)
+def test_every_key_the_pages_use_is_in_the_phrasebook(book):
+    words = load_web_texts(book)
+    missing = sorted(_keys_used() - set(words))
+    assert missing == []
+    for role in ("citizen", "sheriff", "mafia", "don", "commissar", "doctor", "lover", "maniac"):
+        assert f"role_{role}" in words
+    assert {"device_host", "device_judge"} <= set(words)
+    for phase in ("setup", "speech", "tally", "hunt", "don_check", "sheriff_check", "night_action", "game_over"):
+        assert f"phase_{phase}" in words
+
+
+@pytest.mark.parametrize("book", ["phrasebook.ru", "phrasebook.uk"])
+def test_no_page_text_is_english(book):
+    for key, text in load_web_texts(book).items():
+        if key in NOT_WORDS:
+            continue
+        bare = re.sub(r"\{\w+\}|«[^»]*»|voicehost|/pin|PIN|JSON|CSV|UTF-8|QR|true|false|show|mafia=2", "", text)
+        assert not re.search(r"[A-Za-z]{2,}", bare), (key, text)
+
+
+def test_the_pages_render_fully_in_each_language():
+    for book, lang, heading in (("phrasebook.ru", "ru", "Ведущий"), ("phrasebook.uk", "uk", "Ведучий")):
+        texts = Texts(book)
+        for path in STATIC.glob("*.html"):
+            page = render_page(path.name, texts)
+            assert "{{" not in page and f'lang="{lang}"' in page, (book, path.name)
+        assert f"<h1>{heading}</h1>" in render_page("host.html", texts)
+    uk = Texts("phrasebook.uk")
+    assert uk("tally_prompt", seat=7) == "Введіть голоси за гравця номер 7"
+    assert uk.input({"type": "foul", "seat": 2}) == "фол гравцю 2"
+    assert uk.answer({"role": "sheriff", "seat": 2, "result": "black"}) == "Шериф: гравець 2 — чорний"
