@@ -12,6 +12,7 @@ from voicehost.errors import InputError, JournalError, JournalWriteError
 from voicehost.journal.lines import VERSION, Scan, compact, encode_line, scan_bytes
 from voicehost.rules import RuleOptions
 
+
 class Journal:
     """An open journal: locked for this table alone, written line by line.
 

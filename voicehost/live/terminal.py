@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from voicehost.errors import GameError, InputError, VoicehostError
+from voicehost.errors import InputError, VoicehostError
 from voicehost.game.events import SeatEvent
 from voicehost.game.model import Output, Phase
 from voicehost.live.commands import (
