@@ -240,7 +240,7 @@ def _table(path: Path) -> Table:
 
 
 def _failing(monkeypatch, code: int) -> None:
-    import voicehost.journal as journal_module
+    import voicehost.journal.writer as journal_module
 
     def write(fd, data):
         raise OSError(code, os.strerror(code))
@@ -270,7 +270,7 @@ def test_a_failed_write_stops_the_table_with_one_error(code, monkeypatch, tmp_pa
 
 
 def test_a_write_torn_by_a_full_disk_resumes_after_the_last_whole_line(monkeypatch, tmp_path):
-    import voicehost.journal as journal_module
+    import voicehost.journal.writer as journal_module
 
     path = tmp_path / "j.jsonl"
     table = _table(path)
@@ -300,7 +300,7 @@ def test_a_deleted_journal_stops_the_table(tmp_path):
 
 
 def test_a_read_only_journal_is_refused_at_open(monkeypatch, tmp_path):
-    import voicehost.journal as journal_module
+    import voicehost.journal.writer as journal_module
 
     path = _journal_of(tmp_path)
 

@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from voicehost.errors import DataError, GameError
+from voicehost.errors import DataError, VoicehostError
 from voicehost.paths import GRAMMARS
 from voicehost.tomlio import read_inherited
 
@@ -82,7 +82,7 @@ class Phrasebook:
         key, values = verdict_values(event, rules)
         return self.explanation(key, **values)
 
-    def refusal(self, error: GameError) -> str:
+    def refusal(self, error: VoicehostError) -> str:
         """A refused input in the table's language (the English stays in the log)."""
         template = self.refuse.get(error.key)
         if template is None:
