@@ -24,6 +24,8 @@ from typing import Callable
 
 from aiohttp import web
 
+from voicehost.web.validate import Refusal
+
 log = logging.getLogger(__name__)
 
 COOKIE = "vh_session"
@@ -233,3 +235,26 @@ def allowed_hosts(bound: str, port: int, extra: tuple[str, ...] = ()) -> set[str
 
 
 ACCESS_KEY = web.AppKey("access", Access)
+
+
+def require_session(request: web.Request) -> Session:
+    """A paired device (host or judge), else 401."""
+    session = request.app[ACCESS_KEY].session(request)
+    if session is None:
+        raise Refusal(401, "not_paired")
+    return session
+
+
+def require_host(request: web.Request) -> Session:
+    """A paired host device (not a read-only judge) with the right CSRF token."""
+    session = require_session(request)
+    if not _csrf_ok(request, session):
+        raise Refusal(403, "stale_page")
+    if session.readonly:
+        raise Refusal(403, "readonly")
+    return session
+
+
+def _csrf_ok(request: web.Request, session: Session) -> bool:
+    token = request.headers.get("X-CSRF-Token", "")
+    return hmac.compare_digest(token.encode("utf-8", "replace"), session.csrf.encode())
