@@ -108,6 +108,8 @@ async def api_undo(request: web.Request) -> web.Response:
     if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int)):
         raise Refusal(400, "bad_field", what="n")
     live = hub.live
+    if live.failure is not None:  # nothing is taken back unrecorded either
+        raise _stopped(hub)
     index = last_host_input(live.entries)
     if index is None:
         raise Refusal(409, "undo_nothing")

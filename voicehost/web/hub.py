@@ -89,7 +89,7 @@ class Hub:
             while True:
                 try:
                     await asyncio.wait_for(self._wake.wait(), timeout=1.0)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
                 self._wake.clear()
                 await self.push()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import struct
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 # Private destinations whose route tells the source address; nothing is sent to them.
 PROBES = ("10.254.254.254", "192.168.254.254", "172.31.254.254")

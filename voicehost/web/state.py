@@ -12,6 +12,17 @@ from voicehost.journal import last_host_input
 from voicehost.live import LiveTable
 from voicehost.web.texts import Texts
 
+
+def seat_names(live: LiveTable) -> dict[int, str]:
+    """The players' names the host entered (the journal's `names` inputs; "" takes one back)."""
+    names: dict[int, str] = {}
+    for _, event in live.entries:
+        if event.get("type") == "names" and isinstance(event.get("names"), dict):
+            for seat, name in event["names"].items():
+                names[int(seat)] = str(name).strip()
+    return {seat: name for seat, name in sorted(names.items()) if name}
+
+
 def _floor(live: LiveTable, texts: Texts) -> dict[str, Any] | None:
     game, floor = live.game, live.game.floor
     if floor is None:
@@ -47,17 +58,21 @@ def table_state(live: LiveTable, texts: Texts) -> dict[str, Any]:
     label = texts("table_night") if game.phase.is_night else texts(f"phase_{game.phase.value}")
     if game.phase is Phase.GAME_OVER:
         label = texts("table_over")
-    return {"phase": label, **_public_day(live, texts)}
+    return {"phase": label, **_public_day(live, texts),
+            "names": {str(seat): name for seat, name in seat_names(live).items()}}  # names are public
 
 
 def host_state(live: LiveTable, texts: Texts, *, reveal_roles: bool, csrf: str,
                log: list[tuple[int, Output]], suggestions: list[dict[str, Any]],
                answers_dismissed: int = 0) -> dict[str, Any]:
     game = live.game
+    names = seat_names(live)
     seats = []
     for seat in game.seats():
         item: dict[str, Any] = {"seat": seat, "alive": seat in game.alive, "fouls": game.fouls[seat],
                                 "silenced": seat in game.silenced}
+        if seat in names:
+            item["name"] = names[seat]
         if reveal_roles and game.roles:
             item["role"] = game.roles[seat].value
         seats.append(item)
@@ -88,6 +103,7 @@ def host_state(live: LiveTable, texts: Texts, *, reveal_roles: bool, csrf: str,
         "suggestions": suggestions,
         "reveal_roles": reveal_roles,
         "csrf": csrf,
+        "failure": live.failure,  # the journal is not written: the page says so loudly
     }
 
 
@@ -109,7 +125,7 @@ def night_answers(game, texts: Texts, dismissed: int) -> dict[str, Any]:
 
 def _last_input(live: LiveTable, texts: Texts) -> dict[str, Any] | None:
     """The host input an undo would take back, so a tab undoes only what it saw."""
-    entries = live.table.entries
+    entries = live.entries
     index = last_host_input(entries)
     if index is None:
         return None
