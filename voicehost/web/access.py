@@ -21,6 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 
@@ -71,7 +72,7 @@ class Devices:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
         self.key = secrets.token_bytes(32)
-        self.paired: dict[str, dict] = {}
+        self.paired: dict[str, dict[str, Any]] = {}
         self.serial = 0
         if path is not None and path.exists():
             self._load(path)
@@ -204,7 +205,7 @@ class Access:
         self.reveal.pop(device, None)
         return self.devices.remove(device)
 
-    def device_list(self, current: str) -> list[dict]:
+    def device_list(self, current: str) -> list[dict[str, Any]]:
         return [{"id": device, "kind": record.get("kind"), "via": record.get("via"),
                  "at": time.strftime("%H:%M", time.localtime(float(record.get("at", 0)))),
                  "current": device == current}

@@ -25,7 +25,7 @@ def _usable(address: str) -> bool:
 
 def by_hostname(hostname: str) -> list[str]:
     try:
-        return [info[4][0] for info in socket.getaddrinfo(hostname, None, socket.AF_INET)]
+        return [str(info[4][0]) for info in socket.getaddrinfo(hostname, None, socket.AF_INET)]
     except OSError:
         return []
 

@@ -48,7 +48,7 @@ def print_pairing(out: TextIO, url: str, pin: str, table_url: str, texts: Texts 
     texts = texts or Texts()
     out.write(texts("term_pairing", url=url, base=url.rsplit("/pair/", 1)[0], pin=pin, table=table_url) + "\n")
     try:
-        import qrcode
+        import qrcode  # type: ignore[import-untyped]  # no stubs; only QRCode, add_data, print_ascii are used
 
         code = qrcode.QRCode(border=1)
         code.add_data(url)

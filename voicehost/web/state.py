@@ -7,6 +7,7 @@ import io
 from typing import Any
 
 from voicehost.game.model import Output, Phase
+from voicehost.game.moderator import Moderator
 from voicehost.game.protocol import protocol
 from voicehost.journal import last_host_input
 from voicehost.live import LiveTable
@@ -107,14 +108,13 @@ def host_state(live: LiveTable, texts: Texts, *, reveal_roles: bool, csrf: str,
     }
 
 
-def spoken(game, output: Output) -> str:
-    """An output's words in the table's language (rendered by the phrasebook when
-    the core emits keys with values, else the text it carries)."""
-    render = getattr(game.book, "render", None)
-    return render(output) if render is not None else output.text
+def spoken(game: Moderator, output: Output) -> str:
+    """An output's words in the table's language: the core emits keys with
+    values, the table's phrasebook renders them."""
+    return game.book.render(output)
 
 
-def night_answers(game, texts: Texts, dismissed: int) -> dict[str, Any]:
+def night_answers(game: Moderator, texts: Texts, dismissed: int) -> dict[str, Any]:
     """The private answers of the last night that had any, until the host dismisses them."""
     nights = [c["night"] for c in game.checks]
     night = max(nights, default=0)
@@ -132,7 +132,7 @@ def _last_input(live: LiveTable, texts: Texts) -> dict[str, Any] | None:
     return {"n": index, "text": texts.input(entries[index][1])}
 
 
-def _window_action(game, texts: Texts) -> dict[str, Any] | None:
+def _window_action(game: Moderator, texts: Texts) -> dict[str, Any] | None:
     """The city night's open window: whose turn, and whether that role can act."""
     if game.phase is not Phase.NIGHT_ACTION:
         return None
@@ -143,7 +143,7 @@ def _window_action(game, texts: Texts) -> dict[str, Any] | None:
     return {"type": action, "label": texts(f"action_{action}"), "can_act": actor in game.alive}
 
 
-def _alive_role(game, role: str) -> bool:
+def _alive_role(game: Moderator, role: str) -> bool:
     return any(r.value == role and s in game.alive for s, r in game.roles.items())
 
 

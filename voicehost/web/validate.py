@@ -109,7 +109,7 @@ def _count(value: Any) -> None:
         raise Refusal(400, "bad_count", count=MAX_VOTES, what=_shown(value))
 
 
-def _seat_list(data: dict, field: str, size: int) -> None:
+def _seat_list(data: dict[str, Any], field: str, size: int) -> None:
     chosen = data.get(field)
     if not isinstance(chosen, list) or len(chosen) > MAX_ITEMS:
         raise Refusal(400, "bad_list", what=field)
