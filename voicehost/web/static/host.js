@@ -31,7 +31,7 @@ async function post(path, body) {
   if (response.status === 401) { showUnpaired(); }
   if (!response.ok) {
     $("error").textContent = data.error || T("bad_input");
-    if (data.stopped) showStopped(data.error);
+    if (data.stopped && $("stopped").hidden) showStopped(data.error);  // the state brings the full line
     return null;
   }
   render(data.state || data);
