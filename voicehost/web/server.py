@@ -10,6 +10,7 @@ its live channels); this module puts them together and starts them."""
 from __future__ import annotations
 
 import asyncio
+import io
 import resource
 import sys
 from collections.abc import Callable
@@ -45,16 +46,20 @@ def make_app(live: LiveTable, access: Access, hub: Hub, out: TextIO, pair_url: C
 
 
 def print_pairing(out: TextIO, url: str, pin: str, table_url: str, texts: Texts | None = None) -> None:
+    """The link, the PIN and the link's QR code, written at once: whoever reads the
+    terminal (or its log) finds the link and its code together."""
     texts = texts or Texts()
-    out.write(texts("term_pairing", url=url, base=url.rsplit("/pair/", 1)[0], pin=pin, table=table_url) + "\n")
+    lines = io.StringIO()
+    lines.write(texts("term_pairing", url=url, base=url.rsplit("/pair/", 1)[0], pin=pin, table=table_url) + "\n")
     try:
         import qrcode  # type: ignore[import-untyped]  # no stubs; only QRCode, add_data, print_ascii are used
 
         code = qrcode.QRCode(border=1)
         code.add_data(url)
-        code.print_ascii(out=out, invert=True)
+        code.print_ascii(out=lines, invert=True)
     except ImportError:
         pass
+    out.write(lines.getvalue())
     out.flush()
 
 
