@@ -181,7 +181,7 @@ function updateRemainder() {
 
 function renderCandidates(s) {
   const fields = $("candidates-fields");
-  const key = JSON.stringify([s.day, s.alive]);
+  const key = JSON.stringify([s.day, s.alive.map(playerLabel)]);
   if (fields.dataset.key === key) return;
   fields.dataset.key = key;
   clear(fields);
@@ -192,7 +192,7 @@ function renderCandidates(s) {
     box.value = String(seat);
     const label = document.createElement("label");
     label.htmlFor = box.id;
-    label.textContent = T("player_n", { seat });
+    label.textContent = playerLabel(seat);
     fields.append(box, label);
   }
 }
