@@ -52,7 +52,7 @@ def print_pairing(out: TextIO, url: str, pin: str, table_url: str, texts: Texts 
     lines = io.StringIO()
     lines.write(texts("term_pairing", url=url, base=url.rsplit("/pair/", 1)[0], pin=pin, table=table_url) + "\n")
     try:
-        import qrcode  # type: ignore[import-untyped]  # no stubs; only QRCode, add_data, print_ascii are used
+        import qrcode  # no stubs; only QRCode, add_data, print_ascii are used
 
         code = qrcode.QRCode(border=1)
         code.add_data(url)
