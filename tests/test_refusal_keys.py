@@ -72,3 +72,19 @@ def test_a_seat_off_the_table_is_refused_in_ukrainian_for_ua_club(tmp_path):
     code, out, _ = play_typed(tmp_path, ["/foul 12", "/quit"], "--ruleset", "ua-club")
     assert code == 0
     assert "! За столом немає місця номер 12 (місця 1–10)" in out.splitlines()
+
+
+def test_an_input_that_does_not_fit_is_named_in_russian_not_by_its_type(tmp_path):
+    code, out, _ = play_typed(tmp_path, ["/roles d4 m2 m7 s6", "/shot 3", "/quit"])
+    refusals = [line for line in out.splitlines() if line.startswith("! ")]
+    assert code == 0 and refusals
+    assert any("«выстрел»" in line for line in refusals), refusals
+    assert not any("«shot»" in line or "«votes»" in line for line in out.splitlines())
+
+
+def test_a_negative_silence_in_typed_speech_is_refused_not_heard_as_a_seat(tmp_path):
+    code, out, _ = play_typed(tmp_path, ["/roles d4 m2 m7 s6", "<90>", "выставляю <-5>", "/quit"])
+    lines = out.splitlines()
+    assert code == 0
+    assert any(line.startswith("! Тишина <-5>") for line in lines), lines
+    assert not any("номер 5" in line and "Принят" in line for line in lines)

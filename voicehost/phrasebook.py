@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 
 PLACEHOLDERS = {"seat", "seats", "count", "seconds", "word", "pause", "limit", "day", "card",
                 "input", "wanted", "total", "voters", "role", "candidates", "known", "detail"}
-SECTIONS = ("say", "explain", "cards", "refuse", "phase", "status", "floor", "status_floor")
+SECTIONS = ("say", "explain", "cards", "refuse", "inputs", "phase", "status", "floor", "status_floor")
+# Values of a refusal that name an input type ("votes"): shown by the [inputs] names.
+_INPUT_VALUES = ("input", "wanted")
 
 
 def _fmt(value: Any) -> str:
@@ -48,6 +50,7 @@ class Phrasebook:
     explain: dict[str, str]
     cards: dict[str, str]
     refuse: dict[str, str]
+    inputs: dict[str, str]
     phase: dict[str, str]
     status: dict[str, str]
     floor: dict[str, str]
@@ -87,7 +90,9 @@ class Phrasebook:
         template = self.refuse.get(error.key)
         if template is None:
             return str(error)
-        return template.format(**{k: _fmt(v) for k, v in error.values.items()})
+        values = {k: self.inputs.get(v, v) if k in _INPUT_VALUES and isinstance(v, str) else v
+                  for k, v in error.values.items()}
+        return template.format(**{k: _fmt(v) for k, v in values.items()})
 
     def phase_label(self, phase: str) -> str:
         return self.phase.get(phase, phase)
