@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROLES, until
-from voicehost.audio import Clip
+from voicehost.audio import AudioError, Clip
 from voicehost.cli import build_parser
 from voicehost.errors import GameError, InputError
 from voicehost.game.model import Phase
@@ -542,3 +542,20 @@ def test_a_port_in_use_is_one_line(tmp_path):
     (line,) = proc.stderr.strip().splitlines()
     assert f":{port}" in line and "--port" in line and "never awaited" not in proc.stderr
     assert not (tmp_path / "j.jsonl").exists()
+
+
+def test_no_speaker_is_told_to_the_host_in_the_table_language(tmp_path, monkeypatch):
+    """A table without a sound card plays on in print, and the host reads why
+    in Russian (the device's English reason goes to the log only)."""
+    import voicehost.live.session as session
+
+    def no_device(*_args, **_kwargs):
+        raise AudioError("no output device named 'x'")
+
+    monkeypatch.setattr(session, "SpeakerSink", no_device)
+    journal = tmp_path / "game.jsonl"
+    args = build_parser().parse_args(["run", "--text", "--journal", str(journal)])
+    out = io.StringIO()
+    assert run(args, out, io.StringIO("/quit\n")) == 0
+    first = out.getvalue().splitlines()[0]
+    assert first.startswith("Динамик не найден") and "no output device" not in out.getvalue()

@@ -137,5 +137,5 @@ def test_run_on_a_bare_machine_plays_typed_and_in_print(tmp_path):
                           capture_output=True, text=True, env={**os.environ, "HOME": str(home)}, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "voicehost models download" in proc.stdout
-    assert "no speaker found" in proc.stderr and "printed only" in proc.stderr
+    assert "Динамик не найден" in proc.stdout and "объявления будут только на экране" in proc.stdout
     assert "[01:20] Принят номер 7" in proc.stdout

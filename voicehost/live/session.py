@@ -71,17 +71,18 @@ def options_from(args: argparse.Namespace, out: TextIO) -> RunOptions:
 # ------------------------------------------------------------------ parts
 
 
-def _voice(config: Config, rules: RuleOptions, mute: bool) -> Voice | None:
+def _voice(config: Config, rules: RuleOptions, options: RunOptions, mute: bool) -> Voice | None:
     if mute:
         return None
     try:
         return open_voice(config.path(config.tts.voice), config.tts.espeak_voice or rules.language)
     except VoiceError as exc:
-        log.warning("%s: announcements are printed only", exc)
+        log.info("%s: announcements are printed only", exc)
+        options.out.write(live_texts(rules.phrasebook).text("no_voice") + "\n")
         return None
 
 
-def _sinks(config: Config, options: RunOptions) -> tuple[Sink | None, Sink | None]:
+def _sinks(config: Config, rules: RuleOptions, options: RunOptions) -> tuple[Sink | None, Sink | None]:
     """The table speaker and the earpiece; without a speaker the game goes on in print."""
     if options.record:
         return WavFileSink(options.record), None
@@ -90,7 +91,8 @@ def _sinks(config: Config, options: RunOptions) -> tuple[Sink | None, Sink | Non
     try:
         table = SpeakerSink(config.audio.table_device or None)
     except AudioError as exc:
-        log.warning("%s; announcements are printed only", exc)
+        log.info("%s; announcements are printed only", exc)
+        options.out.write(live_texts(rules.phrasebook).text("no_speaker") + "\n")
         return None, None
     earpiece = SpeakerSink(config.audio.earpiece_device) if config.audio.earpiece_device else None
     return table, earpiece
@@ -99,8 +101,8 @@ def _sinks(config: Config, options: RunOptions) -> tuple[Sink | None, Sink | Non
 def build(config: Config, rules: RuleOptions, options: RunOptions, clock: Clock, *,
           lag: float = 0.0) -> tuple[LiveTable, bool]:
     """The live table for these settings; True when it goes on from a journal."""
-    table_sink, earpiece = _sinks(config, options)
-    voice = _voice(config, rules, table_sink is None)
+    table_sink, earpiece = _sinks(config, rules, options)
+    voice = _voice(config, rules, options, table_sink is None)
     journal = options.resume or options.journal or (
         config.path(config.journal_dir) / time.strftime("game-%Y%m%d-%H%M%S.jsonl"))
     game, writer, entries, _ = open_table(rules, journal, resume=options.resume is not None)
