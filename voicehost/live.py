@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
+from voicehost.asr import Revision
 from voicehost.errors import VoicehostError
 from voicehost.game.events import Event, Heard, parse_event
 from voicehost.game.moderator import Moderator, new_game
@@ -87,19 +88,32 @@ class LiveTable:
     def apply_json(self, data: dict) -> list[Output]:
         return self.apply(parse_event(data, self.game.max_seat))
 
-    def hear(self, words: Iterable[Word]) -> list[Output]:
-        """Recognized words with game-clock times; our own voice is dropped."""
+    def hear(self, words: Iterable[Word | Revision]) -> list[Output]:
+        """Recognized words with game-clock times; our own voice is dropped.
+        A `Revision` (the final result of words taken from partials) replays
+        them with exact times, and says a correction when a decision changed."""
         outputs: list[Output] = []
         for word in words:
+            if isinstance(word, Revision):
+                outputs += self._revise(word)
+                continue
             if self.speaker is not None and self.speaker.is_echo(word.start, word.end):
                 self.echoes += 1
                 log.debug("ignored own voice: %s", word.word)
                 continue
             with self.lock:
+                self.table.mark()
                 out = self.table.apply(Heard(word), max(self.game.now, word.start))
                 self._emit(out)
                 outputs += out
         return outputs
+
+    def _revise(self, revision: Revision) -> list[Output]:
+        heard = [w for w in revision.new if self.speaker is None or not self.speaker.is_echo(w.start, w.end)]
+        with self.lock:
+            out = self.table.revise(list(revision.old), heard, self.game_now())
+            self._emit(out, changed=True)
+            return out
 
     def tick(self) -> list[Output]:
         with self.lock:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Iterable, TextIO
 
+from voicehost.asr import new_words
 from voicehost.audio import Source, SpeakerSink
 from voicehost.config import Config
 from voicehost.errors import VoicehostError
@@ -83,7 +84,7 @@ class Trainer:
         listener = self.listener()
         try:
             for chunk in source.chunks():
-                for word in recognizer.accept(chunk):
+                for word in new_words(recognizer.accept(chunk)):
                     for event in listener.hear(word):
                         if isinstance(event, Nomination):
                             self.tell(self.verdict(event))
