@@ -125,14 +125,24 @@ def test_final_result_revises_the_words_taken_from_partials():
     assert [w.word for w in committer.final([{"word": "пас", "start": 2.0, "end": 2.3}], 2.6)] == ["пас"]
 
 
-@pytest.mark.parametrize("gap, held", [(0.2, False), (1.4, True), (9.8, True), (5.0, False)],
-                         ids=["short-gap", "near-1.5s-pass-rule", "near-10s-pause-rule", "between"])
-def test_a_word_near_a_timing_threshold_waits_for_exact_times(gap, held):
+@pytest.mark.parametrize("before, gap, held", [
+    ("выставляю", 0.2, False), ("выставляю", 5.0, False), ("выставляю", 9.8, True), ("выставляю", 12.0, True),
+    ("пас", 3.0, True)],
+    ids=["short-gap", "far-from-10s", "near-10s-pause-rule-2.3.3", "over-10s-2.3.3", "after-pass-1.5s-rule"])
+def test_a_word_near_a_timing_limit_waits_for_exact_times(before, gap, held):
     committer = PartialCommitter(0.1)
-    committer.final([{"word": "выставляю", "start": 0.0, "end": 1.0}], 1.3)
-    seen = 1.0 + gap + 0.3 + committer.lag  # started `gap` after, lasted 0.3 s, shows `lag` later
+    committer.final([{"word": before, "start": 0.0, "end": 1.0}], 1.3)
+    seen = max(1.3, 1.0 + gap) + 0.3 + committer.lag  # started `gap` after, lasted 0.3 s, shows `lag` later
     words = committer.partial(["семь"], seen) + committer.partial(["семь"], seen + 0.1)
     assert (words == []) == held
+
+
+def test_inside_an_utterance_only_the_pass_rule_holds_a_word():
+    committer = PartialCommitter(0.1)
+    assert [w.word for w in committer.partial(["выставляю", "семь"], 1.0)] == ["выставляю"]
+    assert [w.word for w in committer.partial(["выставляю", "семь", "пас"], 1.5)] == ["семь"]
+    assert [w.word for w in committer.partial(["выставляю", "семь", "пас", "восемь"], 2.1)] == ["пас"]
+    assert committer.partial(["выставляю", "семь", "пас", "восемь"], 2.5) == []  # waits for the final
 
 
 def test_low_latency_view_leaves_the_model_alone(tmp_path, speech):

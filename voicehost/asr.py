@@ -99,10 +99,12 @@ def model_problem(model_dir: Path) -> str | None:
 # Seconds from a word's end to its first appearance in the text partial, as
 # measured with frames-per-chunk 6 (the acoustic model's right context is 0.34 s).
 PARTIAL_LAG = 0.4
-# Timing thresholds of the speech rules (SPEC: 10 s pause inside a nomination,
-# 1.5 s of silence after "пас") and how far an estimated gap may be off.
-THRESHOLDS = (1.5, 10.0)
-MARGIN = 0.6
+# The timing rules of a speech (SPEC): a nomination fails after a pause of
+# more than 10 s, and "пас" ends the speech after 1.5 s with no new word.
+PAUSE_LIMIT = 10.0
+PASS_SILENCE = 1.5
+PASS_WORDS = frozenset({"пас"})
+MARGIN = 0.5  # how far an estimated time may be off
 
 
 class PartialCommitter:
@@ -112,17 +114,17 @@ class PartialCommitter:
     text: a word that changes starts its stability window again, and never
     holds back the words after it."""
 
-    def __init__(self, stable_seconds: float = 0.1, *, thresholds: tuple[float, ...] = THRESHOLDS,
+    def __init__(self, stable_seconds: float = 0.1, *, pass_words: frozenset[str] = PASS_WORDS,
                  margin: float = MARGIN, lag: float = PARTIAL_LAG) -> None:
         self.stable_seconds = stable_seconds
-        self.thresholds = thresholds
+        self.pass_words = pass_words
         self.margin = margin
         self.lag = lag
         self._first: dict[tuple[int, str], float] = {}
         self._taken: list[Word] = []  # this utterance's words taken from partials
         self._held = False            # a word is waiting for the final result
         self.anchor = 0.0             # audio time where this utterance started
-        self.last_end: float | None = None  # exact end of the last final word
+        self.last: Word | None = None  # the last word of the last final result (exact times)
 
     def partial(self, texts: list[str], audio_time: float) -> list[Word]:
         out: list[Word] = []
@@ -137,7 +139,7 @@ class PartialCommitter:
             if not later and audio_time - first + 1e-9 < self.stable_seconds:
                 continue
             word = self.estimate(text, first, audio_time)
-            if self._risky(word):
+            if self._risky(first):
                 self._held = True
                 continue
             self._taken.append(word)
@@ -153,15 +155,24 @@ class PartialCommitter:
         start = max(floor, end - 0.3)
         return Word(text, round(start, 3), round(end, 3), 0.0)
 
-    def _risky(self, word: Word) -> bool:
-        """Whether the word's gap to the previous word could be on either side
-        of a timing threshold: then only exact times may decide."""
-        before = self._taken[-1].end if self._taken else self.last_end
-        if before is None:
+    def _risky(self, first_seen: float) -> bool:
+        """Whether the gap before the next word could fall on either side of a
+        timing rule's limit: then only the final result's exact times decide.
+
+        The word started at the latest when it was first seen. Inside one
+        utterance the endpointer closes the utterance after 2 s of silence, so
+        only the 1.5 s after a "пас" can be at stake, judged from the "пас"'s
+        estimated end. The first word of an utterance starts after the
+        utterance began (`anchor`) and the word before it has exact times, so
+        its gap lies in [anchor - end, first_seen - end]."""
+        if self._taken:
+            before = self._taken[-1]
+            return before.word in self.pass_words and first_seen - before.end + self.margin >= PASS_SILENCE
+        if self.last is None:
             return False
-        latest = word.end  # the word started no later than it was seen ended
-        low, high = max(0.0, word.start - before - self.margin), latest + self.margin - before
-        return any(low <= limit <= high for limit in self.thresholds)
+        low, high = self.anchor - self.last.end - self.margin, first_seen - self.last.end + self.margin
+        limits = (PAUSE_LIMIT, PASS_SILENCE) if self.last.word in self.pass_words else (PAUSE_LIMIT,)
+        return any(low <= limit <= high for limit in limits)
 
     def final(self, items: list[dict], audio_time: float) -> list[Word | Revision]:
         words = [Word(str(i["word"]), float(i["start"]), float(i["end"]), float(i.get("conf", 1.0)))
@@ -171,7 +182,7 @@ class PartialCommitter:
         self._held = False
         self.anchor = audio_time
         if words:
-            self.last_end = words[-1].end
+            self.last = words[-1]
         if not taken:
             return list(words)
         return [Revision(tuple(taken), tuple(words))]

@@ -197,12 +197,13 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
         raise AsrError(f"{problem}: get it with `voicehost models download`, or play from the keyboard "
                        f"with `voicehost run --text`")
     model = load_model(model_dir, low_latency_cache=config.path("models/.low-latency")
-                       if config.asr.low_latency else None)
+                       if config.asr.low_latency else None, endpoint_seconds=config.asr.endpoint_ms / 1000)
     from voicehost.phrases.grammar import load_grammar
 
     phrases = grammar_phrases(load_grammar(rules.grammar))
     recognizer = VoskRecognizer(model, phrases=phrases if config.asr.mode == "grammar" else None,
                                 stable_seconds=config.asr.stable_ms / 1000)
+    recognizer.warm_up()
     missing = recognizer.missing(phrases)
     if missing:
         out.write(f"note: the speech model does not know {len(missing)} grammar word(s), which it can "

@@ -1,0 +1,64 @@
+"""The committed Korean fixture (tests/audio/ko-nominations.wav) through the
+real Korean model, the moderator and the real Piper voice: WAV -> Vosk ->
+moderator -> speech. The Korean model cannot hear Russian, so the fixture's
+Korean stand-ins play the Russian words (voicehost/latency_fixture.py)."""
+from __future__ import annotations
+
+import copy
+
+from tests.realparts import JOE_VOICE, ko_live_model
+from voicehost.asr import VoskRecognizer, plain_words
+from voicehost.audio import WavFileSink, WavFileSource, read_wav
+from voicehost.bench import _day_game
+from voicehost.game.events import parse_event
+from voicehost.game.moderator import Moderator
+from voicehost.journal import Journal, Table, replay_entries
+from voicehost.latency_fixture import FIXTURE, STAND_INS, StandIns, load_transcript
+from voicehost.live import AudioClock, LiveTable
+from voicehost.session import HostScript, run_audio
+from voicehost.tts import PiperVoice, Speaker
+
+ROLES = {"1": "citizen", "2": "mafia", "3": "citizen", "4": "don", "5": "citizen", "6": "sheriff",
+         "7": "mafia", "8": "citizen", "9": "citizen", "10": "citizen"}
+
+
+def test_fixture_is_what_the_model_hears():
+    """The transcript was checked against the final result; it still holds."""
+    transcript = load_transcript()
+    items = []
+    recognizer = VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS))
+    source = WavFileSource(FIXTURE, 0.04)
+    for chunk in source.chunks():
+        items += recognizer.accept(chunk)
+    items += recognizer.finish()
+    heard = [w.word for w in plain_words(items)]
+    assert heard == [w["word"] for u in transcript["utterances"] for w in u["words"]]
+    assert read_wav(FIXTURE).seconds <= 60 and transcript["rate"] == 16_000
+
+
+def test_nomination_from_a_wav_is_announced_by_the_voice(tmp_path):
+    rules = _day_game().rules
+    journal = Journal(tmp_path / "j.jsonl", rules)
+    clock = AudioClock()
+    record = tmp_path / "table.wav"
+    speaker = Speaker(PiperVoice(JOE_VOICE), WavFileSink(record), None, clock.now, realtime=False)
+    live = LiveTable(Table(Moderator(rules), journal), clock, speaker)
+    live.apply(parse_event({"type": "setup", "roles": ROLES}))
+    clock.skip_to(30.0)
+    live.tick()
+    game = copy.deepcopy(live.game)
+    recognizer = StandIns(VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS)))
+    said = []
+    live.listeners.append(lambda outputs: said.extend(o.text for o in outputs if o.kind == "say"))
+    run_audio(live, WavFileSource(FIXTURE, 0.04), recognizer, HostScript(None, 0), clock=clock)
+    speaker.wait(60)
+    speaker.close()
+    journal.close()
+    # the lead-in "라디오 어제 라디오" is "выставляю три выставляю": seat 3, once
+    assert [t for t in said if t.startswith("Принят")] == ["Принят номер 3"] and live.game.today == [3]
+    (accepted,) = [s for s in speaker.spoken if s.text == "Принят номер 3"]
+    lead_in = load_transcript()["utterances"][0]["words"]
+    assert accepted.start - game.now < lead_in[1]["end"] + 1.0  # answered within a second of the number
+    assert read_wav(record).seconds > 0.5
+    replayed, _, _ = replay_entries(tmp_path / "j.jsonl")
+    assert replayed.today == [3]
