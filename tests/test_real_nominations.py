@@ -62,3 +62,47 @@ def test_nomination_from_a_wav_is_announced_by_the_voice(tmp_path):
     assert read_wav(record).seconds > 0.5
     replayed, _, _ = replay_entries(tmp_path / "j.jsonl")
     assert replayed.today == [3]
+
+
+def per_utterance_said(recognizer) -> list[tuple[str, list[str], list[int]]]:
+    """The fixture through `recognizer`, each utterance judged by a fresh game
+    where seat 1 has the floor: (its text, what was said, who stands nominated)."""
+    transcript = load_transcript()
+    base = _day_game()
+    offset = base.now
+    clock = AudioClock(offset)
+    live = LiveTable(Table(copy.deepcopy(base)), clock)
+    said: list[str] = []
+    live.listeners.append(lambda outputs: said.extend(o.text for o in outputs if o.kind == "say"))
+    starts = [u["words"][0]["start"] - 0.6 for u in transcript["utterances"]]
+    results, current = [], -1
+    for chunk in WavFileSource(FIXTURE, 0.04).chunks():
+        now = [i for i, start in enumerate(starts) if start <= recognizer.audio_time]
+        if now and now[-1] != current and not recognizer.pending:  # the last one's final result is in
+            if current >= 0:
+                results.append((transcript["utterances"][current]["text"], list(said), list(live.game.today)))
+            current = now[-1]
+            live.table = Table(copy.deepcopy(base))
+            said.clear()
+        live.hear(w.shifted(offset) for w in recognizer.accept(chunk))
+        clock.skip_to(offset + recognizer.audio_time)
+        live.tick()
+    live.hear(w.shifted(offset) for w in recognizer.finish())
+    results.append((transcript["utterances"][current]["text"], list(said), list(live.game.today)))
+    return results
+
+
+def test_a_partial_decision_the_final_result_contradicts_is_corrected_aloud():
+    """The open recognizer's partials mishear some of the fixture: "어제" (три)
+    taken from a partial becomes "어딜" in the final result, and "계의" becomes
+    "게임" (семь). The moderator takes back or makes the nomination aloud."""
+    results = per_utterance_said(StandIns(VoskRecognizer(ko_live_model())))
+    withdrawn = [(said, today) for _, said, today in results if "Поправка: номер 3 не выставлен" in said]
+    assert withdrawn, results
+    for said, today in withdrawn:
+        assert said.index("Принят номер 3") < said.index("Поправка: номер 3 не выставлен") and today == []
+    made = [(said, today) for _, said, today in results if "Поправка: Принят номер 7" in said]
+    assert made and all(today == [7] and "Принят номер 7" not in said for said, today in made), results
+    # where partials and final agree, the decision stands and nothing is corrected
+    steady = [said for text, said, _ in results if text == "라디오 게임 버스"]
+    assert steady and all(s.count("Принят номер 7") == 1 and not any("Поправка" in t for t in s) for s in steady)

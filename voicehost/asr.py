@@ -126,6 +126,11 @@ class PartialCommitter:
         self.anchor = 0.0             # audio time where this utterance started
         self.last: Word | None = None  # the last word of the last final result (exact times)
 
+    @property
+    def pending(self) -> bool:
+        """Whether words of this utterance wait for its final result."""
+        return bool(self._taken) or self._held
+
     def partial(self, texts: list[str], audio_time: float) -> list[Word]:
         out: list[Word] = []
         keys = set()
@@ -224,6 +229,11 @@ class VoskRecognizer:
         self._rec.SetPartialWords(False)
         self.audio_time = 0.0
         self._committer = PartialCommitter(stable_seconds)
+
+    @property
+    def pending(self) -> bool:
+        """Whether words taken from partials still wait for the final result."""
+        return self._committer.pending
 
     def knows(self, word: str) -> bool:
         return self.model.vosk_model_find_word(word) >= 0

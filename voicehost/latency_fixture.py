@@ -151,6 +151,10 @@ class StandIns:
     def audio_time(self) -> float:
         return self.recognizer.audio_time
 
+    @property
+    def pending(self) -> bool:
+        return self.recognizer.pending
+
     def accept(self, pcm: bytes) -> list:
         return translate(self.recognizer.accept(pcm), self.stand_ins)
 

@@ -196,6 +196,9 @@ class Speaker:
         for text in texts:
             if text not in self.cache:
                 self.cache[text] = _cached_render(self.voice, text, folder)
+        from voicehost.asr import malloc_trim
+
+        malloc_trim()  # synthesis buffers (100+ MB for a sentence) go back to the system
         return len(self.cache)
 
     def say(self, text: str, *, private: bool = False, at: float | None = None) -> None:
