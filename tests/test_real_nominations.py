@@ -26,7 +26,7 @@ def test_fixture_is_what_the_model_hears():
     """The transcript was checked against the final result; it still holds."""
     transcript = load_transcript()
     items = []
-    recognizer = VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS))
+    recognizer = VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS), force_grammar=True)
     source = WavFileSource(FIXTURE, 0.04)
     for chunk in source.chunks():
         items += recognizer.accept(chunk)
@@ -47,7 +47,7 @@ def test_nomination_from_a_wav_is_announced_by_the_voice(tmp_path):
     clock.skip_to(30.0)
     live.tick()
     game = copy.deepcopy(live.game)
-    recognizer = StandIns(VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS)))
+    recognizer = StandIns(VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS), force_grammar=True))
     said = []
     live.listeners.append(lambda outputs: said.extend(o.text for o in outputs if o.kind == "say"))
     run_audio(live, WavFileSource(FIXTURE, 0.04), recognizer, HostScript(None, 0), clock=clock)

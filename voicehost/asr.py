@@ -206,22 +206,26 @@ class VoskRecognizer:
     """One recognizer stream over a loaded model (see `load_model`).
 
     With `phrases`, a grammar recognizer: only those words (and `[unk]` for
-    anything else, when the model has it) can be heard; it decodes at a few
-    per cent of real time and takes tens of MB where an open one takes ~200."""
+    anything else) can be heard; it decodes at a few per cent of real time and
+    takes tens of MB where an open one takes ~200. A model without `[unk]`
+    gets an open recognizer instead, unless `force_grammar` (a benchmark
+    whose audio holds only grammar words)."""
 
     def __init__(self, model: object, *, phrases: list[str] | None = None,
-                 stable_seconds: float = 0.1) -> None:
+                 stable_seconds: float = 0.1, force_grammar: bool = False) -> None:
         import vosk
 
         self.model = model
+        if phrases is not None and not self.knows("[unk]") and not force_grammar:
+            # Without [unk] every sound would come out as the nearest grammar
+            # word: a cough could nominate. An open recognizer is slower and
+            # larger, but hears what was said.
+            log.warning("the speech model has no [unk]: listening with the open vocabulary instead of "
+                        "the grammar")
+            phrases = None
         self.phrases = phrases
         if phrases is not None:
-            known = [p for p in phrases if self.knows(p)]
-            if self.knows("[unk]"):
-                known.append("[unk]")
-            else:
-                log.info("the speech model has no [unk]: words outside the grammar come out as its "
-                         "nearest grammar word")
+            known = [p for p in phrases if self.knows(p)] + (["[unk]"] if self.knows("[unk]") else [])
             self._rec = vosk.KaldiRecognizer(model, RATE, json.dumps(known or ["[unk]"], ensure_ascii=False))
         else:
             self._rec = vosk.KaldiRecognizer(model, RATE)

@@ -167,7 +167,7 @@ def _one_run(model, speaker, sink, pcm: bytes, transcript: dict, phrases: list[s
     from voicehost.latency_fixture import translate
     from voicehost.live import AudioClock, LiveTable
 
-    recognizer = VoskRecognizer(model, phrases=phrases)
+    recognizer = VoskRecognizer(model, phrases=phrases, force_grammar=True)
     recognizer.warm_up()
     base, offset = _day_game(), 30.0
     clock = AudioClock(offset)
@@ -239,7 +239,7 @@ def _stats(values: list[float]) -> str:
             f"max {1000 * max(values):.0f} ms")
 
 
-def latency(runs: int = 3, mode: str = "grammar") -> None:
+def latency(runs: int = 3, mode: str = "grammar", compare: bool = True) -> None:
     import os
     import tempfile
 
@@ -282,7 +282,6 @@ def latency(runs: int = 3, mode: str = "grammar") -> None:
             wrong = sum(len(s["wrong"]) for s in scored if s["kind"] == kind)
             print(f"run {run + 1}, {kind:5}: number word end -> first sample of 'Принят': {_stats(got)} "
                   f"over {len(got)} ({missed} not announced, {wrong} wrong numbers announced)")
-    speaker.close()
     for kind, target in (("mid", "p50 <= 600 ms, p95 <= 800 ms"), ("final", "p95 <= 1000 ms")):
         runs_p50 = [_percentile(v, 0.5) for v in _by_kind(per_run, kind)]
         runs_p95 = [_percentile(v, 0.95) for v in _by_kind(per_run, kind)]
@@ -293,6 +292,16 @@ def latency(runs: int = 3, mode: str = "grammar") -> None:
     print(f"load average (1 min) before/after: {load_before[0]:.2f}/{load_after[0]:.2f} on {os.cpu_count()} "
           f"cores (figures are noisy on a busy machine)")
     print(f"peak RSS of the whole process: {_peak_rss_mb():.0f} MB (target <= 700 MB with the model and voice)")
+    if compare and phrases is not None:
+        scored = _one_run(model, speaker, sink, pcm, transcript, None)
+        for kind in ("mid", "final"):
+            got = [s["latency"] for s in scored if s["kind"] == kind and s["latency"] is not None]
+            missed = sum(1 for s in scored if s["kind"] == kind and s["latency"] is None)
+            wrong = sum(len(s["wrong"]) for s in scored if s["kind"] == kind)
+            print(f"for comparison, the open-vocabulary recognizer, one run, {kind:5}: {_stats(got)} over "
+                  f"{len(got)} ({missed} not announced, {wrong} wrong numbers announced and corrected)")
+        print(f"peak RSS with the open recognizer too: {_peak_rss_mb():.0f} MB")
+    speaker.close()
 
 
 def _by_kind(per_run, kind) -> list[list[float]]:
