@@ -79,3 +79,12 @@ def test_pause_rule_is_judged_on_the_final_times(tmp_path, gap, accepted):
     said = [o.text for o in live.hear([Revision((guess,), (exact,))])]
     assert (live.game.today == [5]) == accepted
     assert ("Поправка: Принят номер 5" in said) == accepted
+
+
+@pytest.mark.parametrize("book", ["phrasebook.ru", "phrasebook.uk", "phrasebook.mafclubspb"])
+def test_every_phrasebook_can_say_a_correction(book):
+    from voicehost.phrasebook import load_phrasebook
+
+    phrases = load_phrasebook(book)
+    assert "7" in phrases.text("correction_withdrawn", seat=7)
+    assert phrases.text("correction", word="X").endswith("X")

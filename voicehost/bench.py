@@ -292,7 +292,8 @@ def latency(runs: int = 3, mode: str = "grammar", compare: bool = True) -> None:
             missed = sum(1 for s in scored if s["kind"] == kind and s["latency"] is None)
             wrong = sum(len(s["wrong"]) for s in scored if s["kind"] == kind)
             print(f"for comparison, the open-vocabulary recognizer, one run, {kind:5}: {_stats(got)} over "
-                  f"{len(got)} ({missed} without the right cached 'Принят', {wrong} other numbers announced; corrections are synthesized, not cached)")
+                  f"{len(got)} ({missed} without the right cached 'Принят', {wrong} other numbers "
+                  f"announced; corrections are synthesized, not cached)")
         print(f"peak RSS with the open recognizer too: {_peak_rss_mb():.0f} MB")
     speaker.close()
 
