@@ -88,3 +88,20 @@ def test_every_phrasebook_can_say_a_correction(book):
     phrases = load_phrasebook(book)
     assert "7" in phrases.text("correction_withdrawn", seat=7)
     assert phrases.text("correction", word="X").endswith("X")
+
+
+def test_journal_with_several_revisions_replays_to_the_live_game(tmp_path):
+    live = day_table(tmp_path / "j.jsonl")
+    t = live.game.now + 1.0
+    first = words(t, "коллеги", "выставляю", "семь")
+    live.hear(first)
+    live.hear([Revision(first, words(t, "коллеги", "выставляю", "восемь"))])
+    second = words(t + 3.0, "пас")
+    live.hear(second)
+    live.hear([Revision(second, words(t + 3.1, "пас"))])
+    live.clock.skip_to(t + 6.0)
+    live.tick()
+    assert live.game.where() == "day 1, speech of seat 2" and live.game.today == [8]
+    live.table.journal.close()
+    game, _, _ = replay_entries(tmp_path / "j.jsonl")
+    assert game.where() == live.game.where() and game.today == [8] and game.now == live.game.now

@@ -222,6 +222,7 @@ def replay_entries(path: Path) -> tuple[Moderator, list[Output], list[tuple[floa
     game = new_game(rules)
     outputs: list[Output] = []
     entries: list[tuple[float, dict[str, Any]]] = []
+    mark: tuple[int, Moderator] | None = None
     for number, line in enumerate(lines[1:], start=2):
         try:
             entry = json.loads(line)
@@ -236,11 +237,18 @@ def replay_entries(path: Path) -> tuple[Moderator, list[Output], list[tuple[floa
                 new = parse_words(event["new"], f"{path}:{number} new")
             except (KeyError, VoicehostError) as exc:
                 raise InputError(f"{path}:{number}: not a revision ({exc})") from None
-            entries = revised_entries(entries, 0, old, new)
-            game = rebuild(rules, entries)
+            # as the live table did: replay from the game before the utterance's first word
+            start, base = mark if mark is not None else (0, new_game(rules))
+            entries = revised_entries(entries, start, old, new)
+            game = copy.deepcopy(base)
+            _replay_from(game, entries[start:])
             game.advance(t)
+            mark = None
             continue
+        if event.get("type") == "word" and mark is None:
+            mark = (len(entries), copy.deepcopy(game))
         if event.get("type") == "undo":
+            mark = None
             index = last_host_input(entries)
             if index is not None:
                 del entries[index]
