@@ -29,6 +29,7 @@ from voicehost.game.events import HOST_INPUTS, Event, Heard, event_to_json, pars
 from voicehost.game.model import Output
 from voicehost.game.moderator import Moderator, new_game
 from voicehost.phrases.words import Word
+from voicehost.revision import ReplayRevisions
 from voicehost.rules import RuleOptions, rules_for
 
 VERSION = 3
@@ -460,8 +461,13 @@ def replay_scan(scan: Scan) -> tuple[Moderator, list[Output], list[tuple[float, 
     game = new_game(rules)
     outputs: list[Output] = []
     entries: list[tuple[float, dict[str, Any]]] = []
+    revisions = ReplayRevisions(rules, path)
     for number, raw in scan.entries:
         t, event = _entry(number, raw, path)
+        revised = revisions.see(number, t, event, game, entries)  # a `revise` entry (voicehost.revision)
+        if revised is not None:
+            game, entries = revised
+            continue
         if event.get("type") == "undo":
             index = last_host_input(entries)
             if index is not None:
