@@ -66,6 +66,15 @@ def listen(live: LiveTable, source: Source, recognizer: Recognizer, clock: GameC
         log.error("the microphone stopped: %s", exc)
     except RuntimeError as exc:  # the loop closed under us at the end
         log.debug("microphone: %s", exc)
+    finally:
+        _close(recognizer)
+
+
+def _close(recognizer: Recognizer) -> None:
+    """Free the recognizer and give its memory back to the system (malloc_trim)."""
+    close = getattr(recognizer, "close", None)
+    if close is not None:
+        close()
 
 
 async def play_recording(live: LiveTable, source: Source, recognizer: Recognizer, host: HostScript,
@@ -85,6 +94,7 @@ async def play_recording(live: LiveTable, source: Source, recognizer: Recognizer
             break
     live.hear(w.shifted(offset) for w in await loop.run_in_executor(None, recognizer.finish))
     live.tick()
+    _close(recognizer)
 
 
 def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecognizer:
