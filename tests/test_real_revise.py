@@ -133,3 +133,22 @@ def test_a_resumed_game_keeps_the_revised_words(tmp_path):
     writer.close()
     assert game.today == [8] and [e for _, e in resumed if e["type"] == "word"] == \
         [e for _, e in entries if e["type"] == "word"]
+
+
+def test_a_revision_during_an_undo_only_adds_its_new_words(tmp_path):
+    """An undo rebuilds from the accepted inputs off the loop: a revision then
+    must not rewrite them under it; its words not yet heard are heard."""
+    live = day_table(tmp_path / "j.jsonl")
+    t = live.game.now + 1.0
+    partial = words(t, "выставляю")
+    live.hear(partial)
+    before = list(live.entries)
+    live.undoing = True
+    said = live.hear([Revision(partial, words(t, "выставляю", "семь"))])
+    live.undoing = False
+    assert [live.game.book.render(o) for o in said] == ["Принят номер 7"]
+    assert live.entries[:len(before)] == before and live.game.today == [7]
+    live.close()
+    assert '"revise"' not in (tmp_path / "j.jsonl").read_text("utf-8")
+    game, _, _ = replay_entries(tmp_path / "j.jsonl")
+    assert game.today == [7]
