@@ -24,3 +24,13 @@ def ko_model():
     from voicehost.asr import load_model
 
     return load_model(KO_MODEL)
+
+
+@lru_cache(maxsize=1)
+def ko_live_model():
+    """The Korean model as the live table loads it (frames-per-chunk 6, endpoint 0.25 s)."""
+    import tempfile
+
+    from voicehost.asr import load_model
+
+    return load_model(KO_MODEL, low_latency_cache=Path(tempfile.mkdtemp(prefix="voicehost-test-")))

@@ -62,7 +62,7 @@ def test_capture_resamples_to_16k_mono(alsa_home):
         data = b""
         for i, chunk in enumerate(mic.chunks()):
             data += chunk
-            if i == 9:
+            if i == 24:
                 break
         mic.close()
         open("captured.raw", "wb").write(data)
@@ -71,7 +71,7 @@ def test_capture_resamples_to_16k_mono(alsa_home):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == str(RATE)
     captured = np.frombuffer((alsa_home / "captured.raw").read_bytes(), dtype="<i2")
-    assert len(captured) == 16000  # ten 100 ms chunks at 16 kHz
+    assert len(captured) == 16000  # twenty-five 40 ms chunks at 16 kHz
     spectrum = np.abs(np.fft.rfft(captured))
     assert abs(np.argmax(spectrum) * 16000 / len(captured) - 440) < 5  # the 440 Hz tone survived
 

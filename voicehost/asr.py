@@ -1,17 +1,33 @@
 """Recognition: Vosk from a local model folder, 16 kHz mono, with word times.
 
 Vosk's word times count from the start of the stream a recognizer was fed;
-the live loop adds the game-clock time of that start. Words are committed
-from partial results once they have stayed the same for a short window
-(default 250 ms of audio), or from the final result, whichever comes first:
-that is what lets the moderator answer "Принят номер N" while the speaker
-is still talking."""
+the live loop adds the game-clock time of that start.
+
+Words are decided from Vosk's plain-text partial (`SetPartialWords(False)`):
+it is the best path over every decoded frame, so a word shows ~0.45 s after
+it ends, where the timed partial waits for lattice determinization (0.85-1.8 s).
+A partial word counts once it has stayed the same for `stable_seconds` of
+audio, or a later word has appeared after it; each word is judged on its own.
+The text partial has no times, so a word taken from it carries estimated
+times (`PartialCommitter.estimate`). The final result brings the exact times:
+the recognizer then hands over a `Revision` (provisional words -> final
+words), and the table rebuilds the utterance from the journal with them, so
+every rule that depends on word times (the 10 s pause, the 1.5 s after
+"пас", the speech limit) is in the end judged on the exact times; when a
+decision changes, the moderator corrects itself aloud (journal.Table.revise).
+
+To keep those corrections rare, a word whose estimated gap to the word before
+it could lie near one of the timing thresholds is not taken from the partial
+at all: it waits for the final result and its exact times (see `_risky`)."""
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import hashlib
 import json
 import logging
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Protocol
 
@@ -27,15 +43,33 @@ class AsrError(VoicehostError):
     """A model that cannot be loaded, or a recognizer that cannot start."""
 
 
+@dataclass(frozen=True)
+class Revision:
+    """The final result of an utterance replacing the words already taken from
+    its partials: same texts with exact times, or different words."""
+
+    old: tuple[Word, ...]
+    new: tuple[Word, ...]
+
+    def shifted(self, offset: float) -> Revision:
+        return Revision(tuple(w.shifted(offset) for w in self.old), tuple(w.shifted(offset) for w in self.new))
+
+    @property
+    def contradicts(self) -> bool:
+        """Whether the final result heard other words than the partials did."""
+        return [w.word for w in self.old] != [w.word for w in self.new[:len(self.old)]]
+
+
 class Recognizer(Protocol):
-    """Takes 16 kHz mono 16-bit chunks, returns the words it has committed to;
-    `audio_time` is how much audio it has been fed."""
+    """Takes 16 kHz mono 16-bit chunks, returns the words it has committed to
+    (and `Revision`s of words it committed earlier); `audio_time` is how much
+    audio it has been fed."""
 
     audio_time: float
 
-    def accept(self, pcm: bytes) -> list[Word]: ...
+    def accept(self, pcm: bytes) -> list[Word | Revision]: ...
 
-    def finish(self) -> list[Word]: ...
+    def finish(self) -> list[Word | Revision]: ...
 
 
 def grammar_phrases(grammar: Grammar) -> list[str]:
@@ -62,60 +96,148 @@ def model_problem(model_dir: Path) -> str | None:
     return None
 
 
-class WordCommitter:
-    """Turns Vosk partial and final results into words, each committed once."""
+# Seconds from a word's end to its first appearance in the text partial, as
+# measured with frames-per-chunk 6 (the acoustic model's right context is 0.34 s).
+PARTIAL_LAG = 0.4
+# The timing rules of a speech (SPEC): a nomination fails after a pause of
+# more than 10 s, and "пас" ends the speech after 1.5 s with no new word.
+PAUSE_LIMIT = 10.0
+PASS_SILENCE = 1.5
+PASS_WORDS = frozenset({"пас"})
+MARGIN = 0.5  # how far an estimated time may be off
 
-    def __init__(self, stable_seconds: float = 0.25) -> None:
+
+class PartialCommitter:
+    """Turns Vosk text partials and final results into words, each taken once.
+
+    Partial words are identified by their place in the utterance and their
+    text: a word that changes starts its stability window again, and never
+    holds back the words after it."""
+
+    def __init__(self, stable_seconds: float = 0.1, *, pass_words: frozenset[str] = PASS_WORDS,
+                 margin: float = MARGIN, lag: float = PARTIAL_LAG) -> None:
         self.stable_seconds = stable_seconds
-        self._seen: dict[tuple[str, float, float], float] = {}
-        self._last_start = -1.0
+        self.pass_words = pass_words
+        self.margin = margin
+        self.lag = lag
+        self._first: dict[tuple[int, str], float] = {}
+        self._taken: list[Word] = []  # this utterance's words taken from partials
+        self._held = False            # a word is waiting for the final result
+        self.anchor = 0.0             # audio time where this utterance started
+        self.last: Word | None = None  # the last word of the last final result (exact times)
 
-    def _new(self, item: dict) -> bool:
-        return float(item["start"]) > self._last_start + 0.02
+    @property
+    def pending(self) -> bool:
+        """Whether words of this utterance wait for its final result."""
+        return bool(self._taken) or self._held
 
-    def _word(self, item: dict) -> Word:
-        self._last_start = float(item["start"])
-        return Word(str(item["word"]), float(item["start"]), float(item["end"]), float(item.get("conf", 1.0)))
-
-    def partial(self, items: list[dict], audio_time: float) -> list[Word]:
+    def partial(self, texts: list[str], audio_time: float) -> list[Word]:
         out: list[Word] = []
         keys = set()
-        for item in items:
-            # A word still being spoken grows at its end; its text and start settle first.
-            key = (str(item["word"]), round(float(item["start"]), 1), 0.0)
+        for index, text in enumerate(texts):
+            key = (index, text)
             keys.add(key)
-            first = self._seen.setdefault(key, audio_time)
-            if not self._new(item):
+            first = self._first.setdefault(key, audio_time)
+            if index != len(self._taken) or self._held:
                 continue
-            if audio_time - first + 1e-9 < self.stable_seconds:
-                break
-            out.append(self._word(item))
-        self._seen = {k: v for k, v in self._seen.items() if k in keys}
+            later = index < len(texts) - 1
+            if not later and audio_time - first + 1e-9 < self.stable_seconds:
+                continue
+            word = self.estimate(text, first, audio_time)
+            if self._risky(first):
+                self._held = True
+                continue
+            self._taken.append(word)
+            out.append(word)
+        self._first = {k: v for k, v in self._first.items() if k in keys}
         return out
 
-    def final(self, items: list[dict]) -> list[Word]:
-        self._seen.clear()
-        return [self._word(item) for item in items if self._new(item)]
+    def estimate(self, text: str, first_seen: float, audio_time: float) -> Word:
+        """Times for a word seen first at `first_seen`: it ended about `lag`
+        before, after the word before it, and inside the audio fed so far."""
+        floor = self._taken[-1].end if self._taken else self.anchor
+        end = min(audio_time, max(floor, first_seen - self.lag))
+        start = max(floor, end - 0.3)
+        return Word(text, round(start, 3), round(end, 3), 0.0)
+
+    def _risky(self, first_seen: float) -> bool:
+        """Whether the gap before the next word could fall on either side of a
+        timing rule's limit: then only the final result's exact times decide.
+
+        The word started at the latest when it was first seen. Inside one
+        utterance the endpointer closes the utterance after 2 s of silence, so
+        only the 1.5 s after a "пас" can be at stake, judged from the "пас"'s
+        estimated end. The first word of an utterance starts after the
+        utterance began (`anchor`) and the word before it has exact times, so
+        its gap lies in [anchor - end, first_seen - end]."""
+        if self._taken:
+            before = self._taken[-1]
+            return before.word in self.pass_words and first_seen - before.end + self.margin >= PASS_SILENCE
+        if self.last is None:
+            return False
+        low, high = self.anchor - self.last.end - self.margin, first_seen - self.last.end + self.margin
+        limits = (PAUSE_LIMIT, PASS_SILENCE) if self.last.word in self.pass_words else (PAUSE_LIMIT,)
+        return any(low <= limit <= high for limit in limits)
+
+    def final(self, items: list[dict], audio_time: float) -> list[Word | Revision]:
+        words = [Word(str(i["word"]), float(i["start"]), float(i["end"]), float(i.get("conf", 1.0)))
+                 for i in items]
+        taken, self._taken = self._taken, []
+        self._first.clear()
+        self._held = False
+        self.anchor = audio_time
+        if words:
+            self.last = words[-1]
+        if not taken:
+            return list(words)
+        return [Revision(tuple(taken), tuple(words))]
+
+
+def malloc_trim() -> None:
+    """Give freed recognizer memory back to the system (glibc keeps it otherwise)."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 class VoskRecognizer:
-    """One recognizer stream over a loaded model (see `load_model`)."""
+    """One recognizer stream over a loaded model (see `load_model`).
+
+    With `phrases`, a grammar recognizer: only those words (and `[unk]` for
+    anything else) can be heard; it decodes at a few per cent of real time and
+    takes tens of MB where an open one takes ~200. A model without `[unk]`
+    gets an open recognizer instead, unless `force_grammar` (a benchmark
+    whose audio holds only grammar words)."""
 
     def __init__(self, model: object, *, phrases: list[str] | None = None,
-                 stable_seconds: float = 0.25) -> None:
+                 stable_seconds: float = 0.1, force_grammar: bool = False) -> None:
         import vosk
 
         self.model = model
+        if phrases is not None and not self.knows("[unk]") and not force_grammar:
+            # Without [unk] every sound would come out as the nearest grammar
+            # word: a cough could nominate. An open recognizer is slower and
+            # larger, but hears what was said.
+            log.warning("the speech model has no [unk]: listening with the open vocabulary instead of "
+                        "the grammar")
+            phrases = None
         self.phrases = phrases
         if phrases is not None:
-            grammar = json.dumps([p for p in phrases if self.knows(p)] + ["[unk]"], ensure_ascii=False)
-            self._rec = vosk.KaldiRecognizer(model, RATE, grammar)
+            known = [p for p in phrases if self.knows(p)] + (["[unk]"] if self.knows("[unk]") else [])
+            self._rec = vosk.KaldiRecognizer(model, RATE, json.dumps(known or ["[unk]"], ensure_ascii=False))
         else:
             self._rec = vosk.KaldiRecognizer(model, RATE)
         self._rec.SetWords(True)
-        self._rec.SetPartialWords(True)
+        self._rec.SetPartialWords(False)
         self.audio_time = 0.0
-        self._committer = WordCommitter(stable_seconds)
+        self._committer = PartialCommitter(stable_seconds)
+
+    @property
+    def pending(self) -> bool:
+        """Whether words taken from partials still wait for the final result."""
+        return self._committer.pending
 
     def knows(self, word: str) -> bool:
         return self.model.vosk_model_find_word(word) >= 0
@@ -124,31 +246,67 @@ class VoskRecognizer:
         """Words the model's vocabulary lacks: those can never be recognized."""
         return sorted({w for w in words if " " not in w and not self.knows(w)})
 
-    def accept(self, pcm: bytes) -> list[Word]:
+    def warm_up(self) -> None:
+        """Decode a moment of silence once, so the first real word does not pay
+        for the first-use allocations; the stream then starts afresh."""
+        self._rec.AcceptWaveform(b"\0\0" * (RATE // 2))
+        self._rec.Reset()
+
+    def accept(self, pcm: bytes) -> list[Word | Revision]:
         self.audio_time += len(pcm) / 2 / RATE
         if self._rec.AcceptWaveform(pcm):
-            return self._committer.final(json.loads(self._rec.Result()).get("result", []))
-        partial = json.loads(self._rec.PartialResult()).get("partial_result", [])
-        return self._committer.partial(partial, self.audio_time)
+            return self._committer.final(json.loads(self._rec.Result()).get("result", []), self.audio_time)
+        texts = json.loads(self._rec.PartialResult()).get("partial", "").split()
+        return list(self._committer.partial(texts, self.audio_time))
 
-    def finish(self) -> list[Word]:
-        return self._committer.final(json.loads(self._rec.FinalResult()).get("result", []))
+    def finish(self) -> list[Word | Revision]:
+        return self._committer.final(json.loads(self._rec.FinalResult()).get("result", []), self.audio_time)
+
+    def close(self) -> None:
+        self._rec = None
+        malloc_trim()
+
+
+def new_words(items: Iterable[Word | Revision]) -> list[Word]:
+    """Only the words heard for the first time (training mode, which never corrects itself)."""
+    out: list[Word] = []
+    for item in items:
+        out += list(item.new[len(item.old):]) if isinstance(item, Revision) else [item]
+    return out
+
+
+def plain_words(items: Iterable[Word | Revision]) -> list[Word]:
+    """The words a stream of results settles on (for tools that need no revisions)."""
+    out: list[Word] = []
+    for item in items:
+        if isinstance(item, Revision):
+            del out[len(out) - len(item.old):]
+            out += item.new
+        else:
+            out.append(item)
+    return out
 
 
 # Kaldi determinizes the partial lattice in chunks; by default a word can wait
-# up to 60 frames (1.8 s) before it shows in partial words. These keep it short.
-LOW_LATENCY = ("--determinize-max-delay=10", "--determinize-min-chunk-size=5")
+# up to 60 frames (1.8 s) before it shows in partial words. frames-per-chunk 6
+# (default 24) lets the text partial follow the audio within 60 ms.
+LOW_LATENCY = ("--determinize-max-delay=10", "--determinize-min-chunk-size=5", "--frames-per-chunk=6")
+ENDPOINT_RULE2 = "--endpoint.rule2.min-trailing-silence"
 
 
-def low_latency_view(model_dir: Path, cache: Path) -> Path:
+def low_latency_options(endpoint_seconds: float = 0.25) -> tuple[str, ...]:
+    """Options appended to the model's conf (a later option overrides an earlier one)."""
+    return LOW_LATENCY + (f"{ENDPOINT_RULE2}={endpoint_seconds:g}",)
+
+
+def low_latency_view(model_dir: Path, cache: Path, endpoint_seconds: float = 0.25) -> Path:
     """The model as Vosk should load it for live play: a folder of links to the
-    model's files with a conf/model.conf that also holds LOW_LATENCY. The
-    downloaded model itself is never changed."""
+    model's files with a conf/model.conf that ends with `low_latency_options`.
+    The downloaded model itself is never changed."""
     conf = (model_dir / "conf" / "model.conf").read_text("utf-8")
-    missing = [opt for opt in LOW_LATENCY if opt.split("=")[0] not in conf]
-    if not missing:
-        return model_dir
-    digest = hashlib.sha256(f"{model_dir.resolve()}\n{conf}".encode()).hexdigest()[:16]
+    options = low_latency_options(endpoint_seconds)
+    tuned = conf.rstrip("\n") + "\n" + "\n".join(options) + "\n"
+    digest = hashlib.sha256(f"{model_dir.resolve()}\n{tuned}".encode()).hexdigest()[:16]
     view = cache / f"{model_dir.name}-{digest}"
     if not (view / "conf" / "model.conf").is_file():
         try:
@@ -159,21 +317,20 @@ def low_latency_view(model_dir: Path, cache: Path) -> Path:
             for entry in (model_dir / "conf").iterdir():
                 if entry.name != "model.conf":
                     shutil.copy2(entry, view / "conf" / entry.name)
-            (view / "conf" / "model.conf").write_text(conf.rstrip("\n") + "\n" + "\n".join(missing) + "\n",
-                                                      "utf-8")
+            (view / "conf" / "model.conf").write_text(tuned, "utf-8")
         except OSError as exc:
             log.warning("could not tune %s for low latency (%s); using it as it is", model_dir, exc)
             return model_dir
     return view
 
 
-def load_model(model_dir: Path, *, low_latency_cache: Path | None = None):
+def load_model(model_dir: Path, *, low_latency_cache: Path | None = None, endpoint_seconds: float = 0.25):
     """Load once, share between recognizers (the vocabulary check, the stream)."""
     problem = model_problem(model_dir)
     if problem:
         raise AsrError(f"{problem}: run `voicehost models download` (or set [asr] model in config.toml)")
     if low_latency_cache is not None:
-        model_dir = low_latency_view(model_dir, low_latency_cache)
+        model_dir = low_latency_view(model_dir, low_latency_cache, endpoint_seconds)
     try:
         import vosk
     except ImportError:

@@ -20,7 +20,7 @@ from voicehost.errors import VoicehostError
 log = logging.getLogger(__name__)
 
 RATE = 16_000  # what the recognizer takes: 16 kHz, mono, 16-bit
-CHUNK_SECONDS = 0.1
+CHUNK_SECONDS = 0.04  # 40 ms: the text partial follows the audio this closely
 
 
 class AudioError(VoicehostError):

@@ -31,9 +31,10 @@ class AudioSettings:
 class AsrSettings:
     model: str = "models/vosk-model-small-ru-0.22"
     mode: str = "open"            # open | grammar
-    stable_ms: int = 250          # take a word from partial results once stable this long
+    stable_ms: int = 100          # take a word from the text partial once stable this long
     listen_lag: float = 1.0       # the game clock runs this far behind the microphone
     low_latency: bool = True      # load the model with a short partial-lattice delay
+    endpoint_ms: int = 250        # trailing silence that ends an utterance (endpoint rule 2)
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ CHOICES = {("asr", "mode"): ("open", "grammar")}
 RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("web", "port"): (0, 65535),
     ("asr", "stable_ms"): (0, 10_000),
+    ("asr", "endpoint_ms"): (50, 10_000),
     ("asr", "listen_lag"): (0.0, 30.0),
     ("tts", "echo_tail"): (0.0, 30.0),
 }

@@ -47,7 +47,7 @@ class PiperVoice:
         except ImportError:
             raise VoiceError("the piper-tts package is not installed: run scripts/setup") from None
         try:
-            self._voice = _Piper.load(model, config_path=config)
+            self._voice = _load_piper(_Piper, model, config)
         except Exception as exc:
             raise VoiceError(f"the Piper voice {model} is broken ({type(exc).__name__}): "
                              f"download it again with `voicehost models download`") from None
@@ -57,6 +57,27 @@ class PiperVoice:
     def synthesize(self, text: str) -> Iterator[Clip]:
         for chunk in self._voice.synthesize(text):
             yield Clip(chunk.audio_int16_bytes, chunk.sample_rate)
+
+
+def _load_piper(piper_class, model: Path, config: Path):
+    """The voice with onnxruntime's memory arena off: with it, a long sentence
+    grows the process by 230 MB that is never given back; at the table Piper
+    mostly plays cached clips, so the arena's speed-up is not worth it."""
+    import json
+
+    import onnxruntime
+    from piper.config import PiperConfig
+
+    options = onnxruntime.SessionOptions()
+    options.enable_cpu_mem_arena = False
+    options.intra_op_num_threads = 1
+    try:
+        session = onnxruntime.InferenceSession(str(model), sess_options=options,
+                                               providers=["CPUExecutionProvider"])
+        return piper_class(config=PiperConfig.from_dict(json.loads(config.read_text("utf-8"))),
+                           session=session)
+    except TypeError:  # another piper-tts release: its own loader, arena and all
+        return piper_class.load(model, config_path=config)
 
 
 class EspeakVoice:
@@ -175,6 +196,9 @@ class Speaker:
         for text in texts:
             if text not in self.cache:
                 self.cache[text] = _cached_render(self.voice, text, folder)
+        from voicehost.asr import malloc_trim
+
+        malloc_trim()  # synthesis buffers (100+ MB for a sentence) go back to the system
         return len(self.cache)
 
     def say(self, text: str, *, private: bool = False, at: float | None = None) -> None:

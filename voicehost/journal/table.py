@@ -12,6 +12,7 @@ from voicehost.game.moderator import Moderator, new_game
 from voicehost.journal.lines import Scan, checked_entry, header_rules, scan_file
 from voicehost.journal.writer import Journal
 from voicehost.phrases.words import Word
+from voicehost.revision import ReplayRevisions
 from voicehost.rules import RuleOptions
 
 
@@ -133,8 +134,13 @@ def replay_scan(scan: Scan) -> tuple[Moderator, list[Output], list[tuple[float, 
     game = new_game(rules)
     outputs: list[Output] = []
     entries: list[tuple[float, dict[str, Any]]] = []
+    revisions = ReplayRevisions(rules, path)
     for number, raw in scan.entries:
         t, event = checked_entry(number, raw, path)
+        revised = revisions.see(number, t, event, game, entries)  # a `revise` entry (voicehost.revision)
+        if revised is not None:
+            game, entries = revised
+            continue
         if event.get("type") == "undo":
             index = last_host_input(entries)
             if index is not None:

@@ -46,8 +46,9 @@ class HostScript:
 
 def listen(live: LiveTable, source: Source, recognizer: Recognizer, clock: GameClock,
            stop: threading.Event) -> None:
-    """The microphone thread: audio -> recognizer -> words, posted to the
-    table's loop. A word's game time is its wall-clock time less the listening
+    """The microphone thread: audio -> recognizer -> words (and revisions of
+    words taken from partials), posted to the table's loop, whose `hear`
+    replays a revision. A word's game time is its wall-clock time less the listening
     lag, the clock the speaker times its playback on (the echo guard)."""
     started = time.monotonic()
     try:
@@ -65,6 +66,15 @@ def listen(live: LiveTable, source: Source, recognizer: Recognizer, clock: GameC
         log.error("the microphone stopped: %s", exc)
     except RuntimeError as exc:  # the loop closed under us at the end
         log.debug("microphone: %s", exc)
+    finally:
+        _close(recognizer)
+
+
+def _close(recognizer: Recognizer) -> None:
+    """Free the recognizer and give its memory back to the system (malloc_trim)."""
+    close = getattr(recognizer, "close", None)
+    if close is not None:
+        close()
 
 
 async def play_recording(live: LiveTable, source: Source, recognizer: Recognizer, host: HostScript,
@@ -84,6 +94,7 @@ async def play_recording(live: LiveTable, source: Source, recognizer: Recognizer
             break
     live.hear(w.shifted(offset) for w in await loop.run_in_executor(None, recognizer.finish))
     live.tick()
+    _close(recognizer)
 
 
 def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecognizer:
@@ -93,12 +104,13 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
         raise AsrError(f"{problem}: get it with `voicehost models download`, or play from the keyboard "
                        f"with `voicehost run --text`")
     model = load_model(model_dir, low_latency_cache=config.path("models/.low-latency")
-                       if config.asr.low_latency else None)
+                       if config.asr.low_latency else None, endpoint_seconds=config.asr.endpoint_ms / 1000)
     from voicehost.phrases.grammar import load_grammar
 
     phrases = grammar_phrases(load_grammar(rules.grammar))
     recognizer = VoskRecognizer(model, phrases=phrases if config.asr.mode == "grammar" else None,
                                 stable_seconds=config.asr.stable_ms / 1000)
+    recognizer.warm_up()  # the first utterance is not the one that pays for the decoder's start-up
     missing = recognizer.missing(phrases)
     if missing:
         words = ", ".join(missing[:12]) + (" …" if len(missing) > 12 else "")

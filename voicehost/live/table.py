@@ -22,7 +22,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from voicehost import errors
+from voicehost import errors, revision
+from voicehost.asr import Revision
 from voicehost.errors import GameError, VoicehostError
 from voicehost.game.events import Event, Heard, Setup, event_to_json, parse_event
 from voicehost.game.model import Output, Phase
@@ -124,6 +125,9 @@ class LiveTable:
         self.failure: str | None = None
         self.echoes = 0
         self.undoing = False
+        # The game before the first word taken from partial results since the
+        # last revision: a `Revision` replays from here (voicehost.revision).
+        self._mark: revision.Mark | None = None
         self.texts = live_texts(game.rules.phrasebook)
         # The page reads the game under this lock; only in-memory changes are
         # made under it (never a journal write), and all on the owner's thread.
@@ -181,29 +185,60 @@ class LiveTable:
     def apply_json(self, data: dict[str, Any]) -> list[Output]:
         return self.apply(parse_event(data, self.game.max_seat))
 
-    def hear(self, words: Iterable[Word]) -> list[Output]:
-        """Recognized words with game-clock times; the table's own voice is dropped."""
+    def hear(self, words: Iterable[Word | Revision]) -> list[Output]:
+        """Recognized words with game-clock times; the table's own voice is dropped.
+        A `Revision` (the final result of words taken from partials) replays
+        them with exact times, and says a correction when a decision changed."""
         outputs: list[Output] = []
         self._check_journal()
         for word in words:
             if self.game.phase is Phase.SETUP:
                 break  # nothing is judged before the deal, and nothing is journaled
+            if isinstance(word, Revision):
+                if self.failure is not None:
+                    break
+                outputs += self._revise(word)
+                continue
             if self.speaker is not None and self.speaker.is_echo(word.start, word.end):
                 self.echoes += 1
                 log.debug("ignored own voice: %s", word.word)
                 continue
             if self.failure is not None:
                 break
+            if self._mark is None:
+                self._mark = revision.mark(self.game, self.entries)
             outputs += self._input(Heard(word), max(self.game.now, word.start))
         return outputs
 
-    def post_words(self, words: list[Word]) -> None:
+    def _revise(self, change: Revision) -> list[Output]:
+        """The final result replaces the words taken from partials: the game is
+        replayed from the mark with the final words and times, so every timing
+        rule is judged on exact times (SPEC's 10 s and 1.5 s rules stay exact).
+        The journal keeps the provisional words and a `revise` entry."""
+        if self.undoing:  # an undo is rebuilding from these entries: only the words not yet heard count
+            log.info("revision while undoing: only its new words are heard")
+            return self.hear(change.new[len(change.old):])
+        heard = [w for w in change.new if self.speaker is None or not self.speaker.is_echo(w.start, w.end)]
+        now = self.game_now()
+        self.tick_to(now)
+        with self.lock:
+            game, entries, outputs = revision.revise(self.game.rules, self._mark, self.entries,
+                                                     list(change.old), heard, now)
+            self._mark = None
+            self.game = game
+            self.entries[:] = entries
+            if self.journal is not None:
+                self.journal.write(game.now, revision.revise_json(list(change.old), heard))
+        self._emit(outputs, changed=True)
+        return outputs
+
+    def post_words(self, words: list[Word | Revision]) -> None:
         """From the microphone thread: the words are heard on the owner's loop."""
         if self.loop is None:
             raise RuntimeError("post_words needs the table bound to its loop")
         self.loop.call_soon_threadsafe(self._hear_posted, words)
 
-    def _hear_posted(self, words: list[Word]) -> None:
+    def _hear_posted(self, words: list[Word | Revision]) -> None:
         try:
             self.hear(words)
         except VoicehostError as exc:  # nobody to answer: the words are lost, the game goes on
@@ -278,6 +313,7 @@ class LiveTable:
         with self.lock:
             game.advance(max(now, game.now))
             self.game = game
+            self._mark = None
             del self.entries[index]
             if self.journal is not None:
                 self.journal.write(max(now, game.now), {"type": "undo"})

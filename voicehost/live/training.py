@@ -6,7 +6,7 @@ import logging
 from collections.abc import Iterable
 from typing import TextIO
 
-from voicehost.asr import Recognizer
+from voicehost.asr import Recognizer, new_words
 from voicehost.audio import Source, SpeakerSink
 from voicehost.config import Config
 from voicehost.errors import VoicehostError
@@ -87,7 +87,7 @@ class Trainer:
         listener = self.listener()
         try:
             for chunk in source.chunks():
-                for word in recognizer.accept(chunk):
+                for word in new_words(recognizer.accept(chunk)):
                     for event in listener.hear(word):
                         if isinstance(event, Nomination):
                             self.tell(self.verdict(event))

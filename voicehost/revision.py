@@ -1,0 +1,167 @@
+"""Revisions: the final result of an utterance replacing the words the table
+already took from its partial results (issue 10).
+
+Words are decided from the recognizer's text partial as soon as they are
+stable, with estimated times. When the utterance's final result comes, the
+recognizer hands over a `Revision` (the provisional words, the final words
+with exact times). The table then replays the game from the point before the
+utterance's first provisional word (the *mark*) with the final words put in
+the provisional words' places. So every timing rule (the 10 s pause after the
+trigger, the 1.5 s after "пас") is judged again on the exact word times, and
+a decision the final result contradicts is corrected aloud.
+
+The journal keeps the provisional words as they were applied and then a
+`revise` entry with both lists; replaying a journal does the same replay from
+the same mark, so it rebuilds the corrected game. This module holds all of
+that; the journal's replay loop calls `ReplayRevisions.see` once per entry,
+and `voicehost.live.table.LiveTable` calls `mark` and `revise`."""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from voicehost.errors import JournalError, VoicehostError
+from voicehost.game.events import parse_event
+from voicehost.game.model import Output, OutputKind
+from voicehost.game.moderator import Moderator, new_game
+from voicehost.phrases.words import Word, parse_words
+from voicehost.rules import RuleOptions
+
+Entry = tuple[float, dict[str, Any]]
+# A provisional word matches its journaled entry to this many seconds (the
+# journal may keep word times to the millisecond).
+SAME_TIME = 0.002
+
+
+@dataclass
+class Mark:
+    """The game as it stood before an utterance's first provisional word, and
+    how many accepted inputs it had then."""
+
+    index: int
+    game: Moderator
+
+
+def mark(game: Moderator, entries: list[Entry]) -> Mark:
+    return Mark(len(entries), copy.deepcopy(game))
+
+
+def revise_json(old: list[Word] | tuple[Word, ...], new: list[Word] | tuple[Word, ...]) -> dict[str, Any]:
+    """The journal entry of a revision: both lists, so the journal records both."""
+    return {"type": "revise", "old": [w.to_json() for w in old], "new": [w.to_json() for w in new]}
+
+
+def _is_word(entry: dict[str, Any], word: Word) -> bool:
+    if entry.get("type") != "word" or entry.get("word") != word.word:
+        return False
+    start, end = entry.get("start"), entry.get("end")
+    return isinstance(start, (int, float)) and isinstance(end, (int, float)) \
+        and abs(start - word.start) <= SAME_TIME and abs(end - word.end) <= SAME_TIME
+
+
+def revised_entries(entries: list[Entry], start: int, old: list[Word] | tuple[Word, ...],
+                    new: list[Word] | tuple[Word, ...]) -> list[Entry]:
+    """`entries` with the heard words `old` (after `start`) replaced by `new`,
+    each in the place and at the time its provisional word was applied; extra
+    final words follow the last one, missing ones are dropped."""
+    places: list[int] = []
+    for word in old:
+        after = places[-1] + 1 if places else start
+        found = next((i for i in range(after, len(entries)) if _is_word(entries[i][1], word)), None)
+        if found is not None:  # a provisional word the echo guard dropped never reached the game
+            places.append(found)
+    out = list(entries)
+    fresh = [{"type": "word", **w.to_json()} for w in new]
+    if not places:
+        t = entries[-1][0] if entries else 0.0
+        return out + [(max(t, w.start), e) for w, e in zip(new, fresh)]
+    for place, event in zip(places, fresh):
+        out[place] = (out[place][0], event)
+    if len(fresh) > len(places):
+        at = places[-1] + 1
+        out[at:at] = [(out[places[-1]][0], event) for event in fresh[len(places):]]
+    for place in reversed(places[len(fresh):]):
+        del out[place]
+    return out
+
+
+def replay_from(game: Moderator, entries: list[Entry]) -> list[Output]:
+    """Apply accepted inputs to `game`; what no longer fits is passed over (as an undo's rebuild)."""
+    outputs: list[Output] = []
+    for t, event in entries:
+        try:
+            if event.get("type") == "tick":
+                outputs += game.advance(t)
+            else:
+                outputs += game.handle(parse_event(event, game.max_seat), t)
+        except VoicehostError:
+            continue
+    return outputs
+
+
+def correction(game: Moderator, before: list[Output], after: list[Output], now: float) -> list[Output]:
+    """What to say when a revision changed the announcements: the new ones,
+    each as a correction, and a withdrawal for a nomination no longer heard."""
+    book = game.book
+
+    def said(outputs: list[Output]) -> list[tuple[str, str]]:
+        return [(o.key, book.render(o)) for o in outputs if o.kind == OutputKind.SAY and not o.private]
+
+    was, now_said = said(before), said(after)
+    if was == now_said:
+        return []
+    gone = [o for o in before if o.kind == OutputKind.SAY and (o.key, book.render(o)) not in now_said]
+    come = [o for o in after if o.kind == OutputKind.SAY and not o.private and (o.key, book.render(o)) not in was]
+    out = [Output(now, OutputKind.SAY, "correction_withdrawn", False, {"seat": o.values.get("seat", "")})
+           for o in gone if o.key == "accepted"]
+    out += [Output(now, OutputKind.SAY, "correction", False,
+                   {"word": book.render(o), **({"seat": o.values["seat"]} if "seat" in o.values else {})})
+            for o in come]
+    return out
+
+
+def revise(rules: RuleOptions, at: Mark | None, entries: list[Entry], old: list[Word] | tuple[Word, ...],
+           new: list[Word] | tuple[Word, ...], now: float) -> tuple[Moderator, list[Entry], list[Output]]:
+    """Replay from the mark with the final words: the revised game, its
+    accepted inputs, and the spoken corrections (none when nothing said changed)."""
+    start, base = (at.index, at.game) if at is not None else (0, new_game(rules))
+    revised = revised_entries(entries, start, old, new)
+    before = replay_from(copy.deepcopy(base), entries[start:])
+    game = copy.deepcopy(base)
+    after = replay_from(game, revised[start:])
+    t = max(now, game.now)
+    game.advance(t)
+    return game, revised, correction(game, before, after, t)
+
+
+class ReplayRevisions:
+    """The journal replay's side of revisions: it keeps the mark where the
+    live table kept it (before the first word after a revision or an undo)
+    and applies `revise` entries."""
+
+    def __init__(self, rules: RuleOptions, path: Path) -> None:
+        self.rules = rules
+        self.path = path
+        self.mark: Mark | None = None
+
+    def see(self, number: int, t: float, event: dict[str, Any], game: Moderator,
+            entries: list[Entry]) -> tuple[Moderator, list[Entry]] | None:
+        """Called before each entry is replayed. Returns the revised game and
+        entries for a `revise` entry (which is then done), else None."""
+        kind = event.get("type")
+        if kind == "undo":
+            self.mark = None
+        elif kind == "word" and self.mark is None:
+            self.mark = mark(game, entries)
+        if kind != "revise":
+            return None
+        try:
+            old = parse_words(event["old"], f"{self.path}:{number} old")
+            new = parse_words(event["new"], f"{self.path}:{number} new")
+        except (KeyError, VoicehostError) as exc:
+            raise JournalError(f"{self.path}:{number}: not a revision ({' '.join(str(exc).split())})") from None
+        game, entries, _ = revise(self.rules, self.mark, entries, old, new, t)
+        self.mark = None
+        return game, entries
