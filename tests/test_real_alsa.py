@@ -115,7 +115,8 @@ def _config_with_model(tmp_path: Path, device: str = "") -> Path:
 def test_run_without_the_microphone_is_one_line(device, needle, tmp_path):
     home = tmp_path / "home"
     home.mkdir()
-    proc = subprocess.run([sys.executable, "-m", "voicehost", "run", "--config", str(_config_with_model(tmp_path, device)),
+    config = _config_with_model(tmp_path, device)
+    proc = subprocess.run([sys.executable, "-m", "voicehost", "run", "--config", str(config),
                            "--journal", str(tmp_path / "j.jsonl")],
                           capture_output=True, text=True, env={**os.environ, "HOME": str(home)}, timeout=120,
                           stdin=subprocess.DEVNULL)

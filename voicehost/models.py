@@ -12,9 +12,10 @@ import tomllib
 import urllib.error
 import urllib.request
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import Any, TextIO
 
 from voicehost.errors import VoicehostError
 from voicehost.paths import MANIFEST, MODELS
@@ -107,7 +108,8 @@ def _lock_path(folder: Path) -> Path:
 
 def _pinned(folder: Path) -> dict[str, str]:
     try:
-        return json.loads(_lock_path(folder).read_text("utf-8"))
+        pinned: dict[str, str] = json.loads(_lock_path(folder).read_text("utf-8"))
+        return pinned
     except (OSError, json.JSONDecodeError):
         return {}
 
@@ -130,7 +132,7 @@ def _host(url: str) -> str:
     return url.split("/")[2] if "://" in url else url
 
 
-def _open(url: str, offset: int, timeout: float):
+def _open(url: str, offset: int, timeout: float) -> Any:
     request = urllib.request.Request(url, headers={"User-Agent": "voicehost"})
     if offset:
         request.add_header("Range", f"bytes={offset}-")
@@ -174,7 +176,7 @@ def fetch(remote: RemoteFile, folder: Path, *, progress: Callable[[str, int | No
     return target
 
 
-def _receive(response, part: Path, offset: int, bar: Progress) -> int:
+def _receive(response: Any, part: Path, offset: int, bar: Progress) -> int:
     done = offset
     with part.open("ab" if offset else "wb") as out:
         try:
@@ -198,7 +200,7 @@ def _check(remote: RemoteFile, part: Path, folder: Path, published: str) -> None
         _pin(folder, remote.name, digest)
 
 
-def install(entry: Entry, folder: Path = MODELS, **kwargs) -> Path:
+def install(entry: Entry, folder: Path = MODELS, **kwargs: Any) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     paths = [fetch(remote, folder, **kwargs) for remote in entry.files]
     if entry.unpack == "zip":

@@ -76,8 +76,8 @@ def revised_entries(entries: list[Entry], start: int, old: list[Word] | tuple[Wo
     fresh = [{"type": "word", **w.to_json()} for w in new]
     if not places:
         t = entries[-1][0] if entries else 0.0
-        return out + [(max(t, w.start), e) for w, e in zip(new, fresh)]
-    for place, event in zip(places, fresh):
+        return out + [(max(t, w.start), e) for w, e in zip(new, fresh, strict=True)]
+    for place, event in zip(places, fresh, strict=False):
         out[place] = (out[place][0], event)
     if len(fresh) > len(places):
         at = places[-1] + 1

