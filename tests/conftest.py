@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -76,7 +76,7 @@ class Said:
     output: object
 
     @classmethod
-    def of(cls, output, book) -> "Said":
+    def of(cls, output, book) -> Said:
         return cls(output.t, output.key, output.private, output.values, book.render(output), output)
 
     def to_json(self) -> dict:
@@ -87,50 +87,49 @@ class Play:
     """Drives a game the way a simulate script does, one line at a time."""
 
     def __init__(self, ruleset: str = "4mafia", roles: dict | None = None, **overrides) -> None:
+        from voicehost.game.moderator import new_game
         from voicehost.journal import Table
         from voicehost.simulate import Simulation
-
-        from voicehost.game.moderator import new_game
 
         self.game = new_game(rules_for(ruleset, overrides or None))
         self.sim = Simulation(self.game, Table(self.game))
         self.step({"type": "setup", "roles": roles or ROLES})
 
-    def step(self, line: dict) -> "Play":
+    def step(self, line: dict) -> Play:
         self.sim.step(parse_event(line, self.game.max_seat))
         return self
 
-    def speech(self, seat: int, text: str = "") -> "Play":
+    def speech(self, seat: int, text: str = "") -> Play:
         from voicehost.phrases.words import words_from_text
 
         words = [w.to_json() for w in words_from_text(text)] if text else []
         return self.step({"type": "speech", "seat": seat, "words": words})
 
-    def nominate(self, seat: int, target: int) -> "Play":
+    def nominate(self, seat: int, target: int) -> Play:
         grammar = self.game.grammar
         return self.speech(seat, f"{grammar.trigger} {target} {sorted(grammar.thanks)[0]}")
 
-    def until(self, phase) -> "Play":
+    def until(self, phase) -> Play:
         run_clock_until(lambda: self.game, lambda t: self.sim.outputs.extend(self.sim.table.advance(t)), phase)
         return self
 
-    def votes(self, counts: dict[int, int]) -> "Play":
+    def votes(self, counts: dict[int, int]) -> Play:
         return self.step({"type": "votes", "counts": {str(k): v for k, v in counts.items()}})
 
-    def lift(self, count: int) -> "Play":
+    def lift(self, count: int) -> Play:
         return self.step({"type": "lift_votes", "count": count})
 
-    def shot(self, seat: int | None) -> "Play":
+    def shot(self, seat: int | None) -> Play:
         return self.step({"type": "shot", "seat": seat})
 
-    def seat_event(self, kind: str, seat: int) -> "Play":
+    def seat_event(self, kind: str, seat: int) -> Play:
         return self.step({"type": kind, "seat": seat})
 
-    def run_on(self) -> "Play":
+    def run_on(self) -> Play:
         self.sim.run_on()
         return self
 
-    def said(self, key: str | None = None) -> list["Said"]:
+    def said(self, key: str | None = None) -> list[Said]:
         outs = [Said.of(o, self.game.book) for o in self.sim.outputs if o.kind == "say"]
         return [o for o in outs if o.key == key] if key else outs
 

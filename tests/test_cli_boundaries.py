@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import GAMES
-from voicehost import cli
+from voicehost import cli, files
 from voicehost.cli import main
 
 GAME = str(GAMES / "red_wins_by_votes.jsonl")
@@ -63,11 +63,11 @@ def _wav(path: Path, rate: int, channels: int, width: int = 2) -> Path:
 def test_a_wav_with_zero_rate_or_channels_is_refused(rate, channels, tmp_path, capsys):
     wav = _wav(tmp_path / "game.wav", rate, channels)
     with pytest.raises(cli.InputError, match="--audio-file .*game.wav"):
-        cli._wav_file(wav, "--audio-file")
+        files.wav_file(wav, "--audio-file")
 
 
 def test_a_good_wav_passes_the_check(tmp_path):
-    cli._wav_file(_wav(tmp_path / "ok.wav", 16000, 1), "--audio-file")
+    files.wav_file(_wav(tmp_path / "ok.wav", 16000, 1), "--audio-file")
 
 
 def test_an_unexpected_error_is_one_line_naming_the_journal_which_is_untouched(tmp_path, capsys, monkeypatch):
@@ -98,4 +98,4 @@ def test_an_extensible_wav_passes_the_check(tmp_path):
     data = bytearray(wav.read_bytes())
     data[20:22] = struct.pack("<H", 0xFFFE)          # WAVE_FORMAT_EXTENSIBLE, as sox writes
     wav.write_bytes(bytes(data))
-    cli._wav_file(wav, "--audio-file")
+    files.wav_file(wav, "--audio-file")

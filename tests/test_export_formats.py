@@ -510,3 +510,15 @@ def test_a_journal_torn_inside_a_cyrillic_character_still_exports(tmp_path, caps
     drop = ("startTime", "endTime")  # from the file's time, which the tear changed
     assert {k: v for k, v in json.loads(torn.read_text("utf-8")).items() if k not in drop} == \
         {k: v for k, v in json.loads(whole.read_text("utf-8")).items() if k not in drop}
+
+
+def test_a_foul_during_the_vote_names_the_candidate_voted_on():
+    """Moment.of read a `vote_index` the moderator did not have: a foul given
+    while the table voted made the export fail with an AttributeError."""
+    from tests.conftest import Play
+
+    play = Play().nominate(1, 7).nominate(2, 3)
+    play.until(Phase.VOTING)
+    assert Moment.of(play.game).nominee == 7
+    play.game.advance(play.game.next_deadline())
+    assert Moment.of(play.game).nominee == 3

@@ -6,11 +6,11 @@ import json
 import pytest
 
 from tests.conftest import GAMES
+from tools.records import load_records
 from voicehost.cli import main
 from voicehost.errors import InputError
 from voicehost.game.protocol import protocol, snapshot
 from voicehost.journal import VERSION, replay
-from tools.records import load_records
 
 
 @pytest.mark.parametrize("name", ["red_wins_by_votes", "fouls_and_removals", "tie_then_lift"])
@@ -63,12 +63,12 @@ def test_journal_keeps_the_tables_own_rules(tmp_path, capsys):
 
 
 def test_real_game_journal_replays(tmp_path, capsys):
-    from tools.records import convert
     from tests.conftest import realgames_dir
+    from tools.records import convert
 
     record = load_records(realgames_dir() / "polemica-library_games.json")[0]
     script = tmp_path / "game.jsonl"
-    script.write_text("".join(json.dumps(l, ensure_ascii=False) + "\n" for l in convert(record).script))
+    script.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in convert(record).script))
     journal = tmp_path / "j.jsonl"
     assert main(["simulate", str(script), "--journal", str(journal), "--ruleset", "fiim",
                  "--set", "first_day_vote=lift_only"]) == 0

@@ -240,7 +240,7 @@ def _table(path: Path) -> Table:
 
 
 def _failing(monkeypatch, code: int) -> None:
-    import voicehost.journal as journal_module
+    import voicehost.journal.writer as journal_module
 
     def write(fd, data):
         raise OSError(code, os.strerror(code))
@@ -270,7 +270,7 @@ def test_a_failed_write_stops_the_table_with_one_error(code, monkeypatch, tmp_pa
 
 
 def test_a_write_torn_by_a_full_disk_resumes_after_the_last_whole_line(monkeypatch, tmp_path):
-    import voicehost.journal as journal_module
+    import voicehost.journal.writer as journal_module
 
     path = tmp_path / "j.jsonl"
     table = _table(path)
@@ -300,7 +300,7 @@ def test_a_deleted_journal_stops_the_table(tmp_path):
 
 
 def test_a_read_only_journal_is_refused_at_open(monkeypatch, tmp_path):
-    import voicehost.journal as journal_module
+    import voicehost.journal.writer as journal_module
 
     path = _journal_of(tmp_path)
 
@@ -405,11 +405,13 @@ def test_run_resumes_a_torn_journal_twice(tmp_path, capsys):
     expected = snapshot(replay(path)[0])
     path.write_bytes(whole + '{"t":1,"event":{"type":"word","word":"выст'.encode()[:-1])
     env = {**os.environ, "HOME": str(tmp_path)}
-    for _ in range(2):
+    for attempt in range(2):
         done = subprocess.run([sys.executable, "-m", "voicehost", "run", "--text", "--mute", "--resume", str(path)],
                               input="/quit\n", capture_output=True, text=True, timeout=120, env=env)
         assert done.returncode == 0, done.stderr
         assert "Traceback" not in done.stderr and f"Игра продолжена по журналу {path}" in done.stdout
+        # the host is told the torn tail was cut, once: the second resume finds none
+        assert ("оборванная запись" in done.stdout) is (attempt == 0), done.stdout
         game = replay(path)[0]
         assert snapshot(game)["protocol"] == expected["protocol"]
     assert path.read_bytes().startswith(whole) and path.read_bytes().endswith(b"\n")

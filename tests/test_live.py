@@ -1,21 +1,20 @@
 """The live table: clock, echo guard, typed play, journal with resume."""
 from __future__ import annotations
 
-
 import pytest
 
 from tests.conftest import ROLES, until
 from voicehost.audio import Clip
 from voicehost.errors import InputError
 from voicehost.game.model import Phase
-from voicehost.journal import Table
 from voicehost.game.moderator import Moderator
+from voicehost.journal import Table
 from voicehost.live import AudioClock, LiveTable, fixed_phrases
+from voicehost.live.commands import parse_command, parse_roles
+from voicehost.live.terminal import handle_line, status
 from voicehost.phrases.words import Word
 from voicehost.rules import rules_for
 from voicehost.tts import Speaker
-from voicehost.live.commands import parse_command, parse_roles
-from voicehost.live.terminal import handle_line, status
 
 
 class FakeVoice:

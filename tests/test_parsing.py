@@ -11,10 +11,10 @@ from voicehost.cli import main
 from voicehost.errors import GameError, InputError, VoicehostError
 from voicehost.game.events import parse_event
 from voicehost.journal import Journal, replay
+from voicehost.live.commands import parse_command
 from voicehost.phrases.grammar import load_grammar
 from voicehost.phrases.words import words_from_text
 from voicehost.rules import rules_for
-from voicehost.live.commands import parse_command
 
 SETUP = json.dumps({"type": "setup", "roles": ROLES})
 HUGE = "1" * 5000

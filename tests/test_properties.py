@@ -51,8 +51,8 @@ def random_words(rng: random.Random, grammar_trigger: str) -> list[dict]:
 
 def random_counts(rng: random.Random, candidates: list[int], voters: int) -> dict[str, int]:
     cuts = sorted(rng.randint(0, voters) for _ in range(len(candidates) - 1))
-    shares = [b - a for a, b in zip([0] + cuts, cuts + [voters])]
-    counts = {str(c): n for c, n in zip(candidates, shares)}
+    shares = [b - a for a, b in zip([0] + cuts, cuts + [voters], strict=True)]
+    counts = {str(c): n for c, n in zip(candidates, shares, strict=True)}
     if rng.random() < 0.5:
         counts.pop(str(candidates[-1]))
     return counts

@@ -10,8 +10,8 @@ import json
 import pytest
 
 from tests.conftest import realgames_dir
-from voicehost.cli import main
 from tools.records import convert, load_records, voters_by_day
+from voicehost.cli import main
 
 FILES = sorted(realgames_dir().glob("*.json"))
 RECORDS = [record for path in FILES for record in load_records(path)]

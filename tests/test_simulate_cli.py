@@ -12,6 +12,10 @@ from tests.conftest import GAMES, ROLES
 from voicehost.cli import main
 
 SETUP = json.dumps({"type": "setup", "roles": ROLES})
+NOMINATE_7 = ('{"type": "speech", "seat": 1, "words": [{"word": "выставляю", "start": 1, "end": 1.5}, '
+              '{"word": "семь", "start": 1.6, "end": 2}]}')
+NOMINATE_3 = ('{"type": "speech", "seat": 2, "words": [{"word": "выставляю", "start": 1, "end": 1.5}, '
+              '{"word": "три", "start": 1.6, "end": 2}]}')
 
 
 def test_output_is_announcements_as_json_lines(capsys):
@@ -42,13 +46,12 @@ BAD = {
     "unknown-seat": ([SETUP, '{"type": "foul", "seat": 11}'], ":2", "seat 1..10"),
     "dead-seat": ([SETUP, '{"type": "shot", "seat": 5}', '{"type": "foul", "seat": 5}',
                    '{"type": "shot", "seat": null}', '{"type": "foul", "seat": 5}'], ":5", "not in the game"),
-    "tally-exceeds-alive": ([SETUP, '{"type": "speech", "seat": 1, "words": [{"word": "выставляю", "start": 1, "end": 1.5}, {"word": "семь", "start": 1.6, "end": 2}]}',
-                             '{"type": "speech", "seat": 2, "words": [{"word": "выставляю", "start": 1, "end": 1.5}, {"word": "три", "start": 1.6, "end": 2}]}',
+    "tally-exceeds-alive": ([SETUP, NOMINATE_7, NOMINATE_3,
                              '{"type": "votes", "counts": {"7": 11}}'], ":4", "more than the 10"),
-    "passing-a-needed-tally": ([SETUP, '{"type": "speech", "seat": 1, "words": [{"word": "выставляю", "start": 1, "end": 1.5}, {"word": "семь", "start": 1.6, "end": 2}]}',
-                                '{"type": "speech", "seat": 2, "words": [{"word": "выставляю", "start": 1, "end": 1.5}, {"word": "три", "start": 1.6, "end": 2}]}',
+    "passing-a-needed-tally": ([SETUP, NOMINATE_7, NOMINATE_3,
                                 '{"type": "shot", "seat": 4}'], ":4", "'votes'"),
-    "after-game-over": ([SETUP, '{"type": "leave_table", "seat": 6}', '{"type": "foul", "seat": 1}'], ":3", "game is over"),
+    "after-game-over": ([SETUP, '{"type": "leave_table", "seat": 6}', '{"type": "foul", "seat": 1}'], ":3",
+                        "game is over"),
     "dead-role-checks": ([SETUP, '{"type": "shot", "seat": 6}', '{"type": "shot", "seat": null}',
                           '{"type": "sheriff_check", "seat": 2}'], ":4", "sheriff is out"),
 }

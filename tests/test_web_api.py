@@ -238,7 +238,8 @@ def test_vote_entry_and_undo_through_the_page():
             assert last["text"] == "голоса (7: 7)"
             # A tab that saw an older last input cannot undo this one by accident.
             stale = await post(client, "/api/undo", {"n": last["n"] - 1}, csrf)
-            assert stale.status == 409 and "Последнее действие уже другое (голоса (7: 7))" in (await stale.json())["error"]
+            assert stale.status == 409
+            assert "Последнее действие уже другое (голоса (7: 7))" in (await stale.json())["error"]
             assert 7 not in live.game.alive
             undo = await post(client, "/api/undo", {"n": last["n"]}, csrf)
             body = await undo.json()

@@ -140,6 +140,19 @@ def test_pair_and_play_by_clicking(served):
         page.get_by_label("Лучший игрок").select_option("6")
         page.get_by_role("button", name="Назвать").first.click()
         expect(page.locator("#points")).to_contain_text("6: 1.75")
+
+        # The host names a player; the name stands by the seat and goes into the records.
+        page.get_by_label("Место", exact=True).select_option("6")
+        page.get_by_label("Имя (пусто — убрать имя)").fill("Алиса")
+        page.get_by_role("button", name="Записать имя").click()
+        expect(page.locator("#seats tr").nth(5).locator("th")).to_have_text("6 — Алиса")
+        expect(page.get_by_label("Лучший игрок").locator("option[value='6']")).to_have_text("Игрок 6 — Алиса")
+        expect(page.get_by_label("Имя (пусто — убрать имя)")).to_have_value("")
+        for label, fmt in (("Скачать для mafiaratings", "mafiaratings"), ("Скачать для Polemica", "polemica")):
+            with page.expect_download(timeout=10_000) as download:
+                page.get_by_role("link", name=label).click()
+            assert download.value.suggested_filename == f"game.{fmt}.json"
+            assert "Алиса" in open(download.value.path(), encoding="utf-8").read()
         page.screenshot(path=str(folder / "host.png"), full_page=True)
         assert axe_violations(page) == []
 
@@ -270,4 +283,26 @@ def test_the_pairing_link_opened_from_another_site_still_pairs(served):
         expect(page).to_have_url(base + "/", timeout=10_000)
         expect(page.get_by_role("heading", name="Ведущий")).to_be_visible()
         expect(page.locator("#conn")).to_have_text("на связи", timeout=10_000)
+        browser.close()
+
+
+def test_a_journal_that_stops_is_shown_loudly(served):
+    url, base, folder = served
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        page = browser.new_page(viewport={"width": 900, "height": 1400})
+        page.goto(url)
+        expect(page.locator("#phase")).to_contain_text("Подсчёт голосов", timeout=10_000)
+        expect(page.locator("#stopped")).to_be_hidden()
+        (folder / "journal.jsonl").unlink()  # the card is pulled: the next entry cannot be written
+        page.get_by_role("button", name="Фол игроку 3", exact=True).click()
+        stopped = page.locator("#stopped")
+        expect(stopped).to_be_visible(timeout=10_000)
+        expect(stopped).to_have_attribute("role", "alert")
+        expect(stopped).to_contain_text("Игра остановлена.")
+        expect(stopped).to_contain_text("ВНИМАНИЕ: журнал не записывается")
+        expect(page.locator("#error")).to_have_text("Ввод не принимается: журнал не записывается, игра остановлена")
+        page.get_by_role("button", name="Фол игроку 4", exact=True).click()
+        expect(page.locator("#error")).to_have_text("Ввод не принимается: журнал не записывается, игра остановлена")
+        assert axe_violations(page) == []
         browser.close()

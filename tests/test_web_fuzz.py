@@ -37,8 +37,9 @@ def _body(rng: random.Random) -> tuple[bytes, dict[str, str]]:
         headers["Content-Type"] = f"application/json; charset={rng.choice(['klingon', 'utf-7', 'latin-1', 'utf-16'])}"
         text = '{"type": "foul", "seat": 1}'
     elif kind == 5:
-        text = '{"type": "votes", "counts": {"%s": %s}}' % (rng.choice(["7", "²", "9" * 5000, "-1"]),
-                                                             rng.choice(["9" * 5000, "-3", "1e999", "\"5\"", "[]"]))
+        seat = rng.choice(["7", "²", "9" * 5000, "-1"])
+        count = rng.choice(["9" * 5000, "-3", "1e999", "\"5\"", "[]"])
+        text = f'{{"type": "votes", "counts": {{"{seat}": {count}}}}}'
     elif kind == 6:
         text = rng.choice(["", " ", "null", "true", "1", "\"foul\"", "[1,2]", "{", "}", "{\"type\":", "NaN",
                            "Infinity", "{\"show\": no}", "\u0000"])
@@ -111,7 +112,8 @@ def test_the_issue_9_bodies_one_by_one():
         ("/api/input", '{"type": "foul", "seat": "²"}'.encode(), "application/json", 400, "Нужен номер игрока"),
         ("/api/input", b'{"type": "foul", "seat": "' + b"9" * 5000 + b'"}', "application/json", 400,
          "Нужен номер игрока"),
-        ("/api/input", b'{"type": "foul", "seat": ' + b"9" * 5000 + b"}", "application/json", 400, "Слишком длинное число"),
+        ("/api/input", b'{"type": "foul", "seat": ' + b"9" * 5000 + b"}", "application/json", 400,
+         "Слишком длинное число"),
         ("/api/input", b"[" * 20000 + b"]" * 20000, "application/json", 400, "слишком сложный"),
         ("/api/input", b'{"type": "foul", "seat": 1}', "application/json; charset=klingon", 415,
          "Неизвестная кодировка"),

@@ -2,23 +2,19 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 import importlib.util
-import json
 import math
 import os
-import stat
-import struct
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from voicehost import __version__
 from voicehost.config import load_settings
 from voicehost.errors import InputError, VoicehostError
+from voicehost.files import input_file, output_file, wav_file
 from voicehost.rules import RuleOptions, preset_names
 
 
@@ -152,234 +148,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-# ------------------------------------------------------------ paths, up front
-
-
-def _input_file(path: Path | None, flag: str) -> None:
-    """An input must be a regular file that we may read: a FIFO would hang."""
-    if path is None or str(path) == "-":
-        return
-    what = f"{flag} {path}" if flag else str(path)
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        raise InputError(f"cannot read {what}: no such file") from None
-    except OSError as exc:
-        raise InputError(f"cannot read {what}: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(mode):
-        raise InputError(f"cannot read {what}: it is a folder, not a file")
-    if not stat.S_ISREG(mode):
-        raise InputError(f"cannot read {what}: not a regular file (a pipe or a device); give a file")
-    if not os.access(path, os.R_OK):
-        raise InputError(f"cannot read {what}: permission denied")
-
-
-def _output_file(path: Path | None, flag: str) -> None:
-    """An output's folder must exist and take files; checked before the game, not after it."""
-    if path is None:
-        return
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise InputError(f"{flag} {path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise InputError(f"{flag} {path}: cannot write in the folder {folder}")
-    if path.is_dir():
-        raise InputError(f"{flag} {path}: is a folder; give a file name")
-    if path.exists() and not path.is_file():
-        raise InputError(f"{flag} {path}: not a regular file (a pipe or a device); give a file")
-
-
-def _wav_format(path: Path) -> tuple[int, int, int]:
-    """Channels, sample rate and bits per sample from a WAV file's fmt chunk."""
-    with path.open("rb") as handle:
-        riff = handle.read(12)
-        if len(riff) < 12 or riff[:4] != b"RIFF" or riff[8:12] != b"WAVE":
-            raise ValueError("no RIFF/WAVE header")
-        for _ in range(64):   # the fmt chunk comes early; never walk a whole file
-            header = handle.read(8)
-            if len(header) < 8:
-                break
-            name, size = header[:4], struct.unpack("<I", header[4:])[0]
-            if name == b"fmt ":
-                fmt = handle.read(16)
-                if len(fmt) < 16:
-                    break
-                _, channels, rate, _, _, bits = struct.unpack("<HHIIHH", fmt)
-                return channels, rate, bits
-            handle.seek(size + (size & 1), os.SEEK_CUR)
-    raise ValueError("no fmt chunk")
-
-
-def _wav_file(path: Path | None, flag: str) -> None:
-    """A WAV whose header says 0 Hz or 0 channels cannot be played (it divided by zero)."""
-    if path is None:
-        return
-    _input_file(path, flag)
-    try:
-        channels, rate, bits = _wav_format(path)
-    except (OSError, ValueError, struct.error):
-        return  # not a WAV at all: the reader says so, with how to convert it
-    if rate <= 0 or channels <= 0 or bits <= 0:
-        raise InputError(f"{flag} {path}: the WAV header says {rate} Hz, {channels} channel(s), "
-                         f"{bits}-bit; not playable")
-
-
-def _read_input(name: str | None) -> str:
-    if name in (None, "-"):
-        return sys.stdin.read()
-    try:
-        return Path(name).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read {name}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{name} is not UTF-8 text") from None
+# ------------------------------------------------------------ the commands: each body lives next to what it drives
 
 
 def cmd_check_phrase(args: argparse.Namespace) -> int:
-    _input_file(Path(args.input) if args.input not in (None, "-") else None, "")
-    from voicehost.phrases.check import check_speech
-    from voicehost.phrases.grammar import load_grammar
-    from voicehost.phrases.listener import StaticContext
-    from voicehost.phrases.words import words_from_json, words_from_text
+    from voicehost.phrases.check import check_phrase_lines
 
-    rules = _rules(args)
-    if args.text is not None:
-        words = words_from_text(args.text)
-    else:
-        raw = _read_input(args.input)
-        try:
-            data = json.loads(raw, parse_constant=_no_constant)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"input is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
-        except RecursionError:
-            raise InputError("input is not valid JSON: nested too deep") from None
-        except ValueError as exc:  # NaN/Infinity, or an integer of thousands of digits
-            raise InputError(f"input is not valid JSON: {' '.join(str(exc).split())[:120]}") from None
-        words = words_from_json(data)
-    alive = set(args.alive) if args.alive is not None else set(range(1, 11))
-    context = StaticContext(alive, list(args.nominated), args.already_nominated_by_speaker)
-    limit = args.limit if args.limit is not None else rules.speech_seconds
-    events = check_speech(words, load_grammar(rules.grammar), rules, context, limit)
-    out = []
-    for event in events:
-        line: dict[str, Any] = event.to_json()
-        if args.explain and line.get("reason"):
-            line["explain"] = _explain(event, rules)
-        out.append(json.dumps(line, ensure_ascii=False))
-    sys.stdout.write("".join(f"{line}\n" for line in out))
+    input_file(Path(args.input) if args.input not in (None, "-") else None, "")  # before the settings
+    sys.stdout.write(check_phrase_lines(
+        _rules(args), source=args.input, text=args.text, alive=args.alive, nominated=args.nominated,
+        already_nominated=args.already_nominated_by_speaker, limit=args.limit, explain=args.explain))
     return 0
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number")
-
-
-def _explain(event: Any, rules: Any) -> str:
-    from voicehost.phrasebook import load_phrasebook
-
-    return load_phrasebook(rules.phrasebook).verdict(event, rules)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from voicehost.game.moderator import new_game
-    from voicehost.game.protocol import protocol_text
-    from voicehost.journal import Journal, Table
-    from voicehost.simulate import load_script, simulate
+    from voicehost.simulate import simulate_command
 
     script = None if args.script == "-" else Path(args.script)
-    _input_file(script, "")
-    _output_file(args.protocol, "--protocol")
-    _output_file(args.journal, "--journal")
-    rules = _rules(args)
-    game = new_game(rules)
-    events, where = load_script(script, sys.stdin.read() if script is None else _script_text(script, game))
-    journal = None
-    if args.journal:
-        fd, tmp = tempfile.mkstemp(dir=args.journal.parent if str(args.journal.parent) else ".",
-                                   prefix=f".{args.journal.name}.")
-        os.close(fd)
-        try:
-            journal = Journal(Path(tmp), rules)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    try:
-        sim = simulate(events, rules, where, Table(game, journal))
-        if journal:
-            journal.close()
-            os.replace(journal.path, args.journal)
-    except BaseException:  # a refused line, or anything else: no temp file is left behind
-        if journal:
-            journal.close()
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(journal.path)
-        raise
-    spoken = sorted((o for o in sim.outputs if o.kind == "say"), key=lambda o: o.t)
-    book = sim.game.book
-    sys.stdout.write("".join(_json_line(o.to_json(book.render(o))) for o in spoken))
-    if args.protocol:
-        _write_atomic(args.protocol, protocol_text(game))
+    # The paths are checked before the settings are read (and again where they are used).
+    input_file(script, "")
+    output_file(args.protocol, "--protocol")
+    output_file(args.journal, "--journal")
+    sys.stdout.write(simulate_command(script, _rules(args), protocol=args.protocol, journal_path=args.journal))
     return 0
 
 
-def _script_text(path: Path, game: Any) -> str:
-    """The script as text; bytes that are not UTF-8 are refused naming their line."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read script {path}: {exc.strerror or exc}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise InputError(f"{path}:{line}: not UTF-8 text (byte {exc.start}) (phase: {game.where()})") from None
-
-
-def _json_line(data: Any) -> str:
-    """One JSON line; text that cannot be UTF-8 (a lone surrogate) is written escaped."""
-    line = json.dumps(data, ensure_ascii=False)
-    try:
-        line.encode("utf-8")
-    except UnicodeEncodeError:
-        line = json.dumps(data)
-    return line + "\n"
-
-
 def cmd_replay(args: argparse.Namespace) -> int:
-    from voicehost.game.protocol import protocol_text
-    from voicehost.journal import replay
+    from voicehost.simulate import replay_command
 
-    _input_file(args.journal, "")
-    _output_file(args.protocol, "--protocol")
-    game, _ = replay(args.journal)
-    text = protocol_text(game)
-    if args.protocol:
-        _write_atomic(args.protocol, text)
-    else:
-        sys.stdout.write(text)
+    sys.stdout.write(replay_command(args.journal, args.protocol))
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from voicehost.export import export_text, load_table
+    from voicehost.export import export_command
 
-    _input_file(args.journal, "")
-    _output_file(args.output, "-o")
-    table, ended = load_table(args.journal)
-    text = export_text(table, args.format, ended)
-    _write_atomic(args.output, text) if args.output else sys.stdout.write(text)
+    sys.stdout.write(export_command(args.journal, args.format, args.output))
     return 0
 
 
@@ -410,19 +214,19 @@ def cmd_run(args: argparse.Namespace) -> int:
                     + " (or type the game with --text)")
     if args.serve or args.lan:
         _need_extra("web", ("aiohttp", "qrcode"), "the companion page")
-    _wav_file(args.audio_file, "--audio-file")
-    _input_file(args.host_script, "--host-script")
-    _input_file(args.resume, "--resume")
+    wav_file(args.audio_file, "--audio-file")
+    input_file(args.host_script, "--host-script")
+    input_file(args.resume, "--resume")
     for flag in ("journal", "record", "protocol"):
-        _output_file(getattr(args, flag), f"--{flag}")
+        output_file(getattr(args, flag), f"--{flag}")
     from voicehost.live import session
 
     return session.run(args)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    _input_file(args.script, "--script")
-    _output_file(args.journal, "--journal")
+    input_file(args.script, "--script")
+    output_file(args.journal, "--journal")
     _need_extra("web", ("aiohttp", "qrcode"), "the companion page")
     from voicehost.live import session
 

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 
 class VoicehostError(Exception):
-    """Base of every error voicehost reports to a person."""
+    """Base of every error voicehost reports to a person.
+
+    `key` and `values`, when set, name the refusal in the phrasebooks' [refuse]
+    section, for the table's language; the message stays English, for the logs
+    and the command line."""
+
+    key: str = ""
+    values: dict[str, object] = {}  # never mutated: instances set their own
 
 
 class ConfigError(VoicehostError):
@@ -17,6 +24,11 @@ class DataError(VoicehostError):
 
 class InputError(VoicehostError):
     """Input that cannot be read: malformed JSON, missing or mistyped fields."""
+
+    def __init__(self, message: str, *, key: str = "", values: dict[str, object] | None = None) -> None:
+        self.key = key
+        self.values = values or {}
+        super().__init__(message)
 
 
 class GameError(VoicehostError):

@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from voicehost.errors import DataError, GameError
+from voicehost.errors import DataError, VoicehostError
 from voicehost.paths import GRAMMARS
 from voicehost.tomlio import read_inherited
 
@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 
 PLACEHOLDERS = {"seat", "seats", "count", "seconds", "word", "pause", "limit", "day", "card",
                 "input", "wanted", "total", "voters", "role", "candidates", "known", "detail"}
-SECTIONS = ("say", "explain", "cards", "refuse", "phase", "status", "floor", "status_floor")
+SECTIONS = ("say", "explain", "cards", "refuse", "inputs", "phase", "status", "floor", "status_floor")
+# Values of a refusal that name an input type ("votes"): shown by the [inputs] names.
+_INPUT_VALUES = ("input", "wanted")
 
 
 def _fmt(value: Any) -> str:
@@ -48,6 +50,7 @@ class Phrasebook:
     explain: dict[str, str]
     cards: dict[str, str]
     refuse: dict[str, str]
+    inputs: dict[str, str]
     phase: dict[str, str]
     status: dict[str, str]
     floor: dict[str, str]
@@ -82,12 +85,14 @@ class Phrasebook:
         key, values = verdict_values(event, rules)
         return self.explanation(key, **values)
 
-    def refusal(self, error: GameError) -> str:
+    def refusal(self, error: VoicehostError) -> str:
         """A refused input in the table's language (the English stays in the log)."""
         template = self.refuse.get(error.key)
         if template is None:
             return str(error)
-        return template.format(**{k: _fmt(v) for k, v in error.values.items()})
+        values = {k: self.inputs.get(v, v) if k in _INPUT_VALUES and isinstance(v, str) else v
+                  for k, v in error.values.items()}
+        return template.format(**{k: _fmt(v) for k, v in values.items()})
 
     def phase_label(self, phase: str) -> str:
         return self.phase.get(phase, phase)

@@ -2,17 +2,23 @@
 through the same moderator that runs live."""
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import sys
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from voicehost.errors import GameError, InputError, VoicehostError
+from voicehost.files import input_file, output_file, write_atomic
 from voicehost.game.events import IMMEDIATE, Event, SeatEvent, event_type, parse_event
 from voicehost.game.model import Output, Phase
 from voicehost.game.moderator import Moderator, new_game
-from voicehost.journal import Table
+from voicehost.game.protocol import protocol_text
+from voicehost.journal import Journal, Table, replay
 from voicehost.rules import RuleOptions
 
 
@@ -114,3 +120,82 @@ def load_script(path: Path | None, text: str | None = None) -> tuple[list[tuple[
     # Lines end at "\n" only: a U+2028 or U+0085 inside a word is part of the line,
     # as the JSON writer left it.
     return read_script(text.split("\n"), where), where
+
+
+# ------------------------------------------------------------ the commands
+
+
+def _script_text(path: Path, game: Moderator) -> str:
+    """The script as text; bytes that are not UTF-8 are refused naming their line."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read script {path}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise InputError(f"{path}:{line}: not UTF-8 text (byte {exc.start}) (phase: {game.where()})") from None
+
+
+def _json_line(data: Any) -> str:
+    """One JSON line; text that cannot be UTF-8 (a lone surrogate) is written escaped."""
+    line = json.dumps(data, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(data)
+    return line + "\n"
+
+
+def _temp_journal(path: Path, rules: RuleOptions) -> Journal:
+    """A journal under a temp name beside `path`: renamed into place once the script played."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.")
+    os.close(fd)
+    try:
+        return Journal(Path(tmp), rules)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def simulate_command(script: Path | None, rules: RuleOptions, *, protocol: Path | None = None,
+                     journal_path: Path | None = None) -> str:
+    """The `simulate` command (SPEC §4): the spoken announcements as JSON lines,
+    in time order; the protocol and the journal written whole or not at all."""
+    input_file(script, "")
+    output_file(protocol, "--protocol")
+    output_file(journal_path, "--journal")
+    game = new_game(rules)
+    events, where = load_script(script, sys.stdin.read() if script is None else _script_text(script, game))
+    journal = _temp_journal(journal_path, rules) if journal_path else None
+    try:
+        sim = simulate(events, rules, where, Table(game, journal))
+        if journal and journal_path:
+            journal.close()
+            os.replace(journal.path, journal_path)
+    except BaseException:  # a refused line, or anything else: no temp file is left behind
+        if journal:
+            journal.close()
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(journal.path)
+        raise
+    spoken = sorted((o for o in sim.outputs if o.kind == "say"), key=lambda o: o.t)
+    book = sim.game.book
+    text = "".join(_json_line(o.to_json(book.render(o))) for o in spoken)
+    if protocol:
+        write_atomic(protocol, protocol_text(game))
+    return text
+
+
+def replay_command(journal_path: Path, protocol: Path | None = None) -> str:
+    """The `replay` command: the protocol of the game a journal records, written to
+    `protocol` (then nothing is returned) or returned for standard output."""
+    input_file(journal_path, "")
+    output_file(protocol, "--protocol")
+    game, _ = replay(journal_path)
+    text = protocol_text(game)
+    if protocol:
+        write_atomic(protocol, text)
+        return ""
+    return text

@@ -11,6 +11,7 @@ import time
 from tests.test_web_api import page, paired, until
 from voicehost.game.model import Phase
 
+
 async def main() -> None:
     async with page() as (client, live, access):
         state = await paired(client, access)
@@ -33,7 +34,8 @@ async def main() -> None:
             times.append((time.perf_counter() - start) * 1000)
             await asyncio.sleep(0.02)
         times.sort()
-        print(f"POST -> another host screen: median {statistics.median(times):.1f} ms, max {times[-1]:.1f} ms over {len(times)}")
+        print(f"POST -> another host screen: median {statistics.median(times):.1f} ms, "
+              f"max {times[-1]:.1f} ms over {len(times)}")
         await ws.close()
 
 if __name__ == "__main__":

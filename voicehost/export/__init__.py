@@ -9,8 +9,6 @@ when each foul, removal and shot happened, which the game's results do not)."""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ from voicehost.export import mafiaratings, polemica
 from voicehost.export.common import ExportError, check_exportable, host_text
 from voicehost.export.facts import collect
 from voicehost.export.names import names_event
+from voicehost.files import input_file, output_file, write_atomic
 from voicehost.journal import Table, replay_entries
 
 FORMATS = {"mafiaratings": mafiaratings.record, "polemica": polemica.record}
@@ -52,20 +51,22 @@ def write_exports(table: Table, protocol_path: Path, ended: datetime | None = No
     written = []
     for fmt in FORMATS:
         path = export_path(protocol_path, fmt)
-        _write_atomic(path, export_text(table, fmt, ended))
+        write_atomic(path, export_text(table, fmt, ended))
         written.append(path)
     return written
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+def export_command(path: Path, fmt: str, output: Path | None = None) -> str:
+    """The `export` command: the record written to `output` (then nothing is
+    returned), or returned for standard output."""
+    input_file(path, "")
+    output_file(output, "-o")
+    table, ended = load_table(path)
+    text = export_text(table, fmt, ended)
+    if output:
+        write_atomic(output, text)
+        return ""
+    return text
 
 
 def load_table(path: Path) -> tuple[Table, datetime]:
@@ -114,6 +115,7 @@ def _is_protocol(path: Path) -> bool:
 __all__ = [
     "FORMATS",
     "ExportError",
+    "export_command",
     "export_path",
     "export_record",
     "export_text",

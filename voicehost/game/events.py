@@ -175,39 +175,46 @@ def _seat(value: Any, what: str, *, allow_null: bool = False, seats: int = len(S
     if isinstance(value, str) and ascii_number(value.strip()) is not None:
         value = int(value.strip())
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= seats:
-        raise InputError(f"{what} must be a seat 1..{seats}, got {_shown(value)}")
+        message = f"{what} must be a seat 1..{seats}, got {_shown(value)}"
+        if isinstance(value, int) and not isinstance(value, bool):
+            raise InputError(message, key="not_at_table", values={"seat": _shown(value), "count": seats})
+        raise InputError(message, key="bad_seat", values={"input": _shown(value), "count": seats})
     return value
 
 
 def _count(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
-        raise InputError(f"{what} must be a whole number of votes, got {_shown(value)}")
+        raise InputError(f"{what} must be a whole number of votes, got {_shown(value)}",
+                         key="bad_count", values={"input": _shown(value)})
     return value
 
 
 def _roles(value: Any, seats: int) -> dict[int, str]:
     if not isinstance(value, dict):
-        raise InputError(f"setup 'roles' must map seats 1..{seats} to roles")
+        raise InputError(f"setup 'roles' must map seats 1..{seats} to roles",
+                         key="deal_not_a_map", values={"count": seats})
     roles: dict[int, str] = {}
     for key, name in value.items():
         seat = _seat(key, f"setup seat {key!r}", seats=seats)
         assert seat is not None  # a deal names no empty seat
         if not isinstance(name, str) or not name:
-            raise InputError(f"setup seat {seat}: the role must be a name, got {name!r}")
+            raise InputError(f"setup seat {seat}: the role must be a name, got {name!r}",
+                             key="deal_role_not_a_name", values={"seat": seat})
         roles[seat] = name
     return roles
 
 
 def _names(value: Any, size: int) -> dict[int, str]:
     if not isinstance(value, dict) or not value:
-        raise InputError(f"names 'names' must map seats 1..{size} to names")
+        raise InputError(f"names 'names' must map seats 1..{size} to names",
+                         key="names_not_a_map", values={"count": size})
     names: dict[int, str] = {}
     for key, name in value.items():
         seat = _seat(key, f"names seat {key!r}", seats=size)
         assert seat is not None  # a seat is required here
         if not isinstance(name, str) or not name.isprintable() or len(name.strip()) > NAME_LENGTH:
             raise InputError(f"names seat {seat}: a name must be one line of at most {NAME_LENGTH} "
-                             f"characters, got {name!r}")
+                             f"characters, got {name!r}", key="name_bad", values={"seat": seat, "limit": NAME_LENGTH})
         names[seat] = name.strip()
     return names
 
@@ -215,10 +222,11 @@ def _names(value: Any, size: int) -> dict[int, str]:
 def parse_event(data: Any, size: int = len(SEATS)) -> Event:
     """One input from its JSON form; `size` is the table's last seat (10, or up to 11 in city)."""
     if not isinstance(data, dict):
-        raise InputError("an event must be a JSON object with a 'type'")
+        raise InputError("an event must be a JSON object with a 'type'", key="event_not_object")
     kind = data.get("type")
     if kind not in EVENT_TYPES:
-        raise InputError(f"unknown event type {_shown(kind)}")
+        raise InputError(f"unknown event type {_shown(kind)}", key="event_unknown",
+                         values={"input": _shown(kind)})
     def seat(value: Any, what: str, **kw: Any) -> Any:
         return _seat(value, what, seats=size, **kw)
 
@@ -229,7 +237,7 @@ def parse_event(data: Any, size: int = len(SEATS)) -> Event:
     if kind == "candidates":
         chosen = data.get("seats")
         if not isinstance(chosen, list):
-            raise InputError("candidates 'seats' must be a list of seats")
+            raise InputError("candidates 'seats' must be a list of seats", key="candidates_not_a_list")
         return Candidates(tuple(seat(s, "candidates seat") for s in chosen))
     if kind == "word":
         return Heard(parse_word(data, "word"))
@@ -238,7 +246,7 @@ def parse_event(data: Any, size: int = len(SEATS)) -> Event:
     if kind == "votes":
         counts = data.get("counts")
         if not isinstance(counts, dict) or not counts:
-            raise InputError("votes 'counts' must map candidate seats to vote counts")
+            raise InputError("votes 'counts' must map candidate seats to vote counts", key="votes_not_a_map")
         parsed: dict[int, int] = {}
         for key, value in counts.items():
             parsed[seat(key, f"votes candidate {key!r}")] = _count(value, f"votes for {key}")
@@ -248,12 +256,12 @@ def parse_event(data: Any, size: int = len(SEATS)) -> Event:
     if kind == "best_move":
         named = data.get("seats")
         if not isinstance(named, list):
-            raise InputError("best_move 'seats' must be a list of three seats")
+            raise InputError("best_move 'seats' must be a list of three seats", key="best_move_not_a_list")
         return BestMove(tuple(seat(s, "best_move seat") for s in named))
     if kind in CONTROLS:
         return Control(kind)
     if "seat" not in data:
-        raise InputError(f"{kind} needs a 'seat'")
+        raise InputError(f"{kind} needs a 'seat'", key="needs_seat", values={"input": kind})
     return SeatEvent(kind, seat(data["seat"], f"{kind} 'seat'", allow_null=kind in NULLABLE))
 
 

@@ -80,6 +80,11 @@ class StateView:
         return self.state.day.vote_round
 
     @property
+    def vote_index(self) -> int:
+        """Which candidate the table votes on now (an index into `candidates`)."""
+        return self.state.day.vote_index
+
+    @property
     def vote_resolved(self) -> bool:
         return self.state.day.vote_resolved
 

@@ -2,11 +2,10 @@
 all (a temp file renamed into place), beside the journal by default."""
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from voicehost import files
 from voicehost.errors import VoicehostError
 from voicehost.game.protocol import protocol_text
 
@@ -25,19 +24,10 @@ def protocol_paths(journal: Path) -> tuple[Path, Path]:
     return journal.with_name(f"{stem}.protocol.json"), journal.with_name(f"{stem}.protocol.csv")
 
 
-def write_atomic(path: Path, text: str) -> None:
-    folder = path.parent if str(path.parent) else Path(".")
+def _write(path: Path, text: str) -> None:
+    """The one atomic writer (voicehost.files), its failure named as the protocol's."""
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        files.write_atomic(path, text)
     except OSError as exc:
         raise ProtocolWriteError(path, exc.strerror or str(exc)) from None
 
@@ -47,6 +37,6 @@ def write_protocol(live: Any, target: Path) -> tuple[Path, Path]:
     from voicehost.web.state import protocol_csv  # the page's CSV: one writer for both
 
     csv_path = target.with_suffix(".csv")
-    write_atomic(target, protocol_text(live.game))
-    write_atomic(csv_path, protocol_csv(live))
+    _write(target, protocol_text(live.game))
+    _write(csv_path, protocol_csv(live))
     return target, csv_path

@@ -218,6 +218,9 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
                         page=options.page, protocol=options.protocol)
     if resumed:
         terminal.write(live.texts.text("resumed", path=live.journal_path))
+        opened = live.journal.journal if live.journal is not None else None
+        if opened is not None and opened.cut:  # a torn write or garbage after the last whole line
+            terminal.write(live.texts.text("resumed_cut", count=opened.cut))
     stop = asyncio.Event()
     hearing = threading.Event()
     microphone_thread = None

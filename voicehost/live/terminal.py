@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from voicehost.errors import GameError, InputError, VoicehostError
+from voicehost.errors import InputError, VoicehostError
 from voicehost.game.events import SeatEvent
 from voicehost.game.model import Output, Phase
 from voicehost.live.commands import (
@@ -212,9 +212,10 @@ class Terminal:
 
     def refusal(self, exc: VoicehostError) -> str:
         """One line in the table's language: the phrasebook's refusal when it has
-        one for this error (the core's refusal keys), else the error's own text."""
+        one for this error (the core's refusal keys, and those of input that
+        cannot be read), else the error's own text."""
         render = getattr(self.live.game.book, "refusal", None)
-        if render is not None and isinstance(exc, GameError) and getattr(exc, "key", None):
+        if render is not None and exc.key:
             try:
                 return " ".join(str(render(exc)).split())
             except (KeyError, ValueError, TypeError, VoicehostError):

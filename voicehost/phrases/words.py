@@ -69,7 +69,7 @@ def words_from_json(data: Any) -> list[Word]:
 
 
 _SILENCE = re.compile(r"^<([0-9]{1,6}(?:\.[0-9]{1,6})?)>$", re.ASCII)
-_SILENCE_LIKE = re.compile(r"^<[0-9.]+>$", re.ASCII)  # a silence too long to be one
+_SILENCE_LIKE = re.compile(r"^<.*>$", re.ASCII | re.DOTALL)  # meant as a silence, but not one
 WORD_SECONDS = 0.3
 WORD_GAP = 0.1
 
@@ -82,8 +82,9 @@ def words_from_text(text: str) -> list[Word]:
     for token in text.split():
         silence = _SILENCE.match(token)
         if silence is None and _SILENCE_LIKE.match(token):
-            raise InputError(f"silence {token[:20]}{'...' if len(token) > 20 else ''} must be "
-                             f"<N> seconds, N up to 999999")
+            shown = f"{token[:20]}{'...' if len(token) > 20 else ''}"
+            raise InputError(f"silence {shown} must be <N> seconds, N from 0 up to 999999",
+                             key="bad_silence", values={"input": shown})
         if silence:
             gap = float(silence.group(1)) if gap is None else gap + float(silence.group(1))
             continue

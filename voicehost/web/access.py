@@ -18,11 +18,14 @@ import os
 import secrets
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any
 
 from aiohttp import web
+
+from voicehost.web.validate import Refusal
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +72,7 @@ class Devices:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
         self.key = secrets.token_bytes(32)
-        self.paired: dict[str, dict] = {}
+        self.paired: dict[str, dict[str, Any]] = {}
         self.serial = 0
         if path is not None and path.exists():
             self._load(path)
@@ -202,7 +205,7 @@ class Access:
         self.reveal.pop(device, None)
         return self.devices.remove(device)
 
-    def device_list(self, current: str) -> list[dict]:
+    def device_list(self, current: str) -> list[dict[str, Any]]:
         return [{"id": device, "kind": record.get("kind"), "via": record.get("via"),
                  "at": time.strftime("%H:%M", time.localtime(float(record.get("at", 0)))),
                  "current": device == current}
@@ -233,3 +236,26 @@ def allowed_hosts(bound: str, port: int, extra: tuple[str, ...] = ()) -> set[str
 
 
 ACCESS_KEY = web.AppKey("access", Access)
+
+
+def require_session(request: web.Request) -> Session:
+    """A paired device (host or judge), else 401."""
+    session = request.app[ACCESS_KEY].session(request)
+    if session is None:
+        raise Refusal(401, "not_paired")
+    return session
+
+
+def require_host(request: web.Request) -> Session:
+    """A paired host device (not a read-only judge) with the right CSRF token."""
+    session = require_session(request)
+    if not _csrf_ok(request, session):
+        raise Refusal(403, "stale_page")
+    if session.readonly:
+        raise Refusal(403, "readonly")
+    return session
+
+
+def _csrf_ok(request: web.Request, session: Session) -> bool:
+    token = request.headers.get("X-CSRF-Token", "")
+    return hmac.compare_digest(token.encode("utf-8", "replace"), session.csrf.encode())

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import struct
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 # Private destinations whose route tells the source address; nothing is sent to them.
 PROBES = ("10.254.254.254", "192.168.254.254", "172.31.254.254")
@@ -25,7 +25,7 @@ def _usable(address: str) -> bool:
 
 def by_hostname(hostname: str) -> list[str]:
     try:
-        return [info[4][0] for info in socket.getaddrinfo(hostname, None, socket.AF_INET)]
+        return [str(info[4][0]) for info in socket.getaddrinfo(hostname, None, socket.AF_INET)]
     except OSError:
         return []
 

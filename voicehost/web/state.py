@@ -7,10 +7,22 @@ import io
 from typing import Any
 
 from voicehost.game.model import Output, Phase
+from voicehost.game.moderator import Moderator
 from voicehost.game.protocol import protocol
 from voicehost.journal import last_host_input
 from voicehost.live import LiveTable
 from voicehost.web.texts import Texts
+
+
+def seat_names(live: LiveTable) -> dict[int, str]:
+    """The players' names the host entered (the journal's `names` inputs; "" takes one back)."""
+    names: dict[int, str] = {}
+    for _, event in live.entries:
+        if event.get("type") == "names" and isinstance(event.get("names"), dict):
+            for seat, name in event["names"].items():
+                names[int(seat)] = str(name).strip()
+    return {seat: name for seat, name in sorted(names.items()) if name}
+
 
 def _floor(live: LiveTable, texts: Texts) -> dict[str, Any] | None:
     game, floor = live.game, live.game.floor
@@ -47,17 +59,21 @@ def table_state(live: LiveTable, texts: Texts) -> dict[str, Any]:
     label = texts("table_night") if game.phase.is_night else texts(f"phase_{game.phase.value}")
     if game.phase is Phase.GAME_OVER:
         label = texts("table_over")
-    return {"phase": label, **_public_day(live, texts)}
+    return {"phase": label, **_public_day(live, texts),
+            "names": {str(seat): name for seat, name in seat_names(live).items()}}  # names are public
 
 
 def host_state(live: LiveTable, texts: Texts, *, reveal_roles: bool, csrf: str,
                log: list[tuple[int, Output]], suggestions: list[dict[str, Any]],
                answers_dismissed: int = 0) -> dict[str, Any]:
     game = live.game
+    names = seat_names(live)
     seats = []
     for seat in game.seats():
         item: dict[str, Any] = {"seat": seat, "alive": seat in game.alive, "fouls": game.fouls[seat],
                                 "silenced": seat in game.silenced}
+        if seat in names:
+            item["name"] = names[seat]
         if reveal_roles and game.roles:
             item["role"] = game.roles[seat].value
         seats.append(item)
@@ -88,17 +104,17 @@ def host_state(live: LiveTable, texts: Texts, *, reveal_roles: bool, csrf: str,
         "suggestions": suggestions,
         "reveal_roles": reveal_roles,
         "csrf": csrf,
+        "failure": live.failure,  # the journal is not written: the page says so loudly
     }
 
 
-def spoken(game, output: Output) -> str:
-    """An output's words in the table's language (rendered by the phrasebook when
-    the core emits keys with values, else the text it carries)."""
-    render = getattr(game.book, "render", None)
-    return render(output) if render is not None else output.text
+def spoken(game: Moderator, output: Output) -> str:
+    """An output's words in the table's language: the core emits keys with
+    values, the table's phrasebook renders them."""
+    return game.book.render(output)
 
 
-def night_answers(game, texts: Texts, dismissed: int) -> dict[str, Any]:
+def night_answers(game: Moderator, texts: Texts, dismissed: int) -> dict[str, Any]:
     """The private answers of the last night that had any, until the host dismisses them."""
     nights = [c["night"] for c in game.checks]
     night = max(nights, default=0)
@@ -109,14 +125,14 @@ def night_answers(game, texts: Texts, dismissed: int) -> dict[str, Any]:
 
 def _last_input(live: LiveTable, texts: Texts) -> dict[str, Any] | None:
     """The host input an undo would take back, so a tab undoes only what it saw."""
-    entries = live.table.entries
+    entries = live.entries
     index = last_host_input(entries)
     if index is None:
         return None
     return {"n": index, "text": texts.input(entries[index][1])}
 
 
-def _window_action(game, texts: Texts) -> dict[str, Any] | None:
+def _window_action(game: Moderator, texts: Texts) -> dict[str, Any] | None:
     """The city night's open window: whose turn, and whether that role can act."""
     if game.phase is not Phase.NIGHT_ACTION:
         return None
@@ -127,7 +143,7 @@ def _window_action(game, texts: Texts) -> dict[str, Any] | None:
     return {"type": action, "label": texts(f"action_{action}"), "can_act": actor in game.alive}
 
 
-def _alive_role(game, role: str) -> bool:
+def _alive_role(game: Moderator, role: str) -> bool:
     return any(r.value == role and s in game.alive for s, r in game.roles.items())
 
 

@@ -32,7 +32,7 @@ def load_web_texts(name: str = "phrasebook.ru", folder: Path = GRAMMARS) -> dict
     return {**shared, **section}
 
 
-class _Blank(dict):
+class _Blank(dict[str, str]):
     def __missing__(self, key: str) -> str:
         return ""
 

@@ -9,11 +9,13 @@ from typing import Any
 
 from aiohttp import web
 
+from voicehost.game.events import NAME_LENGTH
+
 MAX_DEPTH = 8
 MAX_ITEMS = 64
 MAX_TEXT = 64
 MAX_VOTES = 1000
-INPUT_FIELDS = {"type", "seat", "seats", "counts", "count", "roles", "suggestion"}
+INPUT_FIELDS = {"type", "seat", "seats", "counts", "count", "roles", "suggestion", "names"}
 SEAT_FIELD = ("shot", "don_check", "sheriff_check", "foul", "unfoul", "disqualify", "leave_table",
               "best_player", "worst_player", "heal", "visit", "commissar_check", "maniac_kill")
 NULLABLE = ("shot", "heal", "visit", "commissar_check", "maniac_kill")
@@ -107,7 +109,7 @@ def _count(value: Any) -> None:
         raise Refusal(400, "bad_count", count=MAX_VOTES, what=_shown(value))
 
 
-def _seat_list(data: dict, field: str, size: int) -> None:
+def _seat_list(data: dict[str, Any], field: str, size: int) -> None:
     chosen = data.get(field)
     if not isinstance(chosen, list) or len(chosen) > MAX_ITEMS:
         raise Refusal(400, "bad_list", what=field)
@@ -151,3 +153,11 @@ def check_input(data: Any, allowed: set[str] | frozenset[str], size: int) -> Non
             _seat(seat, size)
             if not isinstance(role, str) or role not in ROLE_NAMES:
                 raise Refusal(400, "bad_role", what=_shown(role))
+    elif kind == "names":
+        names = data.get("names")
+        if not isinstance(names, dict) or not names or len(names) > MAX_ITEMS:
+            raise Refusal(400, "bad_names")
+        for seat, name in names.items():
+            _seat(seat, size)
+            if not isinstance(name, str) or len(name.strip()) > NAME_LENGTH or not name.isprintable():
+                raise Refusal(400, "bad_name", count=NAME_LENGTH, what=_shown(name))

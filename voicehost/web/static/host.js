@@ -8,7 +8,7 @@ let announced = new Set();
 let tallyPrompted = "";
 let resumeChannel = null;
 const HOST_ONLY = ["controls", "setup", "city-setup", "candidates", "votes", "lift", "night", "best-move",
-  "best-player-form", "worst-player-form", "reveal", "devices", "answers-dismiss"];
+  "best-player-form", "worst-player-form", "reveal", "devices", "answers-dismiss", "names"];
 // The form the game needs now, in order: where focus goes when the focused control disappears.
 const NEEDED = ["votes-fields", "votes-form", "lift-count", "shot-seat", "don-seat", "sheriff-seat", "action-seat",
   "candidates-fields", "bm1", "role-don", "city-deal", "best-player", "answers-dismiss", "pause", "resume", "undo"];
@@ -31,6 +31,7 @@ async function post(path, body) {
   if (response.status === 401) { showUnpaired(); }
   if (!response.ok) {
     $("error").textContent = data.error || T("bad_input");
+    if (data.stopped && $("stopped").hidden) showStopped(data.error);  // the state brings the full line
     return null;
   }
   render(data.state || data);
@@ -38,15 +39,33 @@ async function post(path, body) {
 }
 const input = (event) => post("/api/input", event);
 
+/* The journal is not written any more: the game has stopped, and the page says so loudly. */
+function showStopped(text) {
+  if (!text) { $("stopped").hidden = true; return; }
+  $("stopped").hidden = false;
+  if ($("stopped-text").textContent !== text) $("stopped-text").textContent = text;
+}
+
+/* A seat as the page names it: the number, with the name the host entered. */
+function seatName(seat) {
+  const found = state && state.seats.find((x) => x.seat === Number(seat));
+  return found && found.name ? found.name : "";
+}
+function playerLabel(seat) {
+  const name = seatName(seat);
+  return name ? T("player_named", { seat, name }) : T("player_n", { seat });
+}
+
 function seatNumbers(s) { return s.seats.map((x) => x.seat); }
 
 function fillSeats(select, seats, extra) {
-  const key = JSON.stringify([seats, extra || []]);
+  const options = (extra || []).concat(seats.map((s) => [String(s), playerLabel(s)]));
+  const key = JSON.stringify(options);
   if (select.dataset.key === key) return;
   select.dataset.key = key;
   const current = select.value;
   clear(select);
-  for (const [value, label] of (extra || []).concat(seats.map((s) => [String(s), T("player_n", { seat: s })]))) {
+  for (const [value, label] of options) {
     const option = document.createElement("option");
     option.value = value;
     option.textContent = label;
@@ -79,7 +98,6 @@ function renderSeats(s) {
       const row = document.createElement("tr");
       const head = document.createElement("th");
       head.scope = "row";
-      head.textContent = seat.seat;
       const alive = document.createElement("td");
       const fouls = document.createElement("td");
       const count = document.createElement("span");
@@ -105,6 +123,7 @@ function renderSeats(s) {
   s.seats.forEach((seat, i) => {
     const [head, alive, fouls, role] = body.children[i].children;
     head.className = seat.alive ? "" : "out";
+    head.textContent = seat.name ? T("named_seat", { seat: seat.seat, name: seat.name }) : String(seat.seat);
     alive.textContent = seat.alive ? T("yes") : T("no");
     fouls.firstChild.textContent = seat.fouls + (seat.silenced ? T("silenced") : "");
     const canFoul = seat.alive || seat.seat === lastWord;
@@ -162,7 +181,7 @@ function updateRemainder() {
 
 function renderCandidates(s) {
   const fields = $("candidates-fields");
-  const key = JSON.stringify([s.day, s.alive]);
+  const key = JSON.stringify([s.day, s.alive.map(playerLabel)]);
   if (fields.dataset.key === key) return;
   fields.dataset.key = key;
   clear(fields);
@@ -173,7 +192,7 @@ function renderCandidates(s) {
     box.value = String(seat);
     const label = document.createElement("label");
     label.htmlFor = box.id;
-    label.textContent = T("player_n", { seat });
+    label.textContent = playerLabel(seat);
     fields.append(box, label);
   }
 }
@@ -355,6 +374,8 @@ function render(s) {
   $("end").hidden = !s.over;
   $("winner").textContent = s.winner || "";
   fillSeats($("best-player"), seatNumbers(s));
+  fillSeats($("name-seat"), seatNumbers(s));
+  showStopped(s.failure);
   fillSeats($("worst-player"), seatNumbers(s));
   $("points").textContent = Object.keys(s.points).length
     ? T("points", { text: Object.entries(s.points).map(([seat, p]) => seat + ": " + p).join(", ") }) : "";
@@ -364,7 +385,7 @@ function render(s) {
   $("undo").disabled = !s.last_input;
   $("undo").textContent = s.last_input ? T("undo_label", { what: s.last_input.text }) : T("undo_nothing_label");
   renderSeats(s);
-  renderList($("nominations"), s.nominations.map((seat) => T("player_n", { seat })));
+  renderList($("nominations"), s.nominations.map(playerLabel));
   renderSuggestions(s);
   renderDevices(s);
   renderList($("log"), s.log.slice().reverse().map((e) => (e.private ? T("private_mark") : "") + e.text));
@@ -445,6 +466,11 @@ function wire() {
   submitted("best-move-form", () => input({ type: "best_move", seats: ["bm1", "bm2", "bm3"].map(seatValue) }));
   submitted("best-player-form", () => input({ type: "best_player", seat: seatValue("best-player") }));
   submitted("worst-player-form", () => input({ type: "worst_player", seat: seatValue("worst-player") }));
+  submitted("names-form", async () => {
+    const names = {};
+    names[$("name-seat").value] = $("name-text").value.trim();
+    if (await input({ type: "names", names })) $("name-text").value = "";
+  });
   submitted("repair-form", async () => {
     $("error").textContent = "";
     const body = new URLSearchParams({ pin: $("repair-pin").value });

@@ -16,7 +16,9 @@ function render(s) {
   $("speaker").textContent = s.floor ? T("speaker_line", { seat: s.floor.seat, kind: s.floor.kind }) : "";
   $("winner").textContent = s.over && s.winner ? s.winner : "";
   clear($("nominations"));
-  s.nominations.forEach((seat) => $("nominations").appendChild(item(T("player_n", { seat }))));
+  const names = s.names || {};
+  s.nominations.forEach((seat) => $("nominations").appendChild(item(names[seat]
+    ? T("player_named", { seat, name: names[seat] }) : T("player_n", { seat }))));
   $("votes").textContent = s.votes.map((v) => v.counts
     ? Object.entries(v.counts).map(([seat, n]) => seat + ": " + n).join(", ")
     : T("lift_line", { count: v.lift })).join(" · ");

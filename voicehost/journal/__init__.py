@@ -1,0 +1,49 @@
+"""The journal: every input the moderator receives, with its time, one JSON
+object per line. Replaying it rebuilds the identical game; the live loop
+writes it with an fsync per input so a crash loses nothing.
+
+Each line carries "h", a short hash of the previous line's hash and its own
+content (the header starts the chain), so an edited, dropped or inserted line
+is reported with its number instead of replaying as another game. The file
+is read as bytes and split only on b"\\n"; a tail that cannot be decoded or
+parsed is what a crash mid-write leaves (a torn line, or garbage): it is
+ignored, and cut off before a resumed game appends. Only inputs are
+journaled, plus a clock mark where a timer fired: the moderator's timers are
+deadlines, so the inputs and those marks replay the same game. One table at
+a time holds a journal (an exclusive lock); a write that fails raises
+`JournalWriteError` and the table takes no more inputs.
+
+The package: lines.py (the line format, the chain and the reader), writer.py
+(`Journal`), table.py (`Table`, undo, replay and resume)."""
+from __future__ import annotations
+
+from voicehost.game.events import HOST_INPUTS
+from voicehost.journal.lines import HASH_CHARS, VERSION, Scan, entry_hash, scan_bytes, scan_file
+from voicehost.journal.table import (
+    Table,
+    last_host_input,
+    rebuild,
+    replay,
+    replay_entries,
+    replay_scan,
+    resume_table,
+)
+from voicehost.journal.writer import Journal
+
+__all__ = [
+    "HASH_CHARS",
+    "HOST_INPUTS",
+    "VERSION",
+    "Journal",
+    "Scan",
+    "Table",
+    "entry_hash",
+    "last_host_input",
+    "rebuild",
+    "replay",
+    "replay_entries",
+    "replay_scan",
+    "resume_table",
+    "scan_bytes",
+    "scan_file",
+]

@@ -1,0 +1,179 @@
+"""The journal's line format and its reader: one JSON object per line, each
+chained to the one before by a short hash ("h"); `scan_bytes` checks the chain
+and finds where a torn tail (a crash mid-write) starts."""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from voicehost.errors import JournalError
+from voicehost.rules import RuleOptions, rules_for
+
+VERSION = 3
+HASH_CHARS = 10
+_HASH_PREFIX = b',"h":"'
+_SUFFIX_LEN = len(_HASH_PREFIX) + HASH_CHARS + 2      # ,"h":"0123456789"}
+
+
+def entry_hash(previous: str, body: bytes) -> str:
+    """The chained check of one line: the line before it, and this line's bytes
+    without the check itself (so any change to a byte shows)."""
+    return hashlib.sha256(previous.encode("ascii") + b"\n" + body).hexdigest()[:HASH_CHARS]
+
+
+def compact(entry: dict[str, Any]) -> dict[str, Any]:
+    """A recognized word, the most common line by far, in a short form:
+    {"w": [word, start, end]}, with "t" only when it is not the word's start."""
+    event = entry.get("event")
+    if isinstance(event, dict) and event.get("type") == "word" and set(event) == {"type", "word", "start", "end"}:
+        short: dict[str, Any] = {} if entry["t"] == event["start"] else {"t": entry["t"]}
+        short["w"] = [event["word"], event["start"], event["end"]]
+        return short
+    return entry
+
+
+def _expand(entry: dict[str, Any]) -> dict[str, Any]:
+    word = entry.get("w")
+    if word is None:
+        return entry
+    if not (isinstance(word, list) and len(word) == 3) or set(entry) - {"t", "w"}:
+        return {"bad": True}
+    event = {"type": "word", "word": word[0], "start": word[1], "end": word[2]}
+    return {"t": entry.get("t", word[1]), "event": event}
+
+
+def encode_line(previous: str, entry: dict[str, Any]) -> tuple[bytes, str]:
+    text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        body = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: escaped, it is still the same JSON
+        body = json.dumps(entry, separators=(",", ":"), allow_nan=False).encode("ascii")
+    digest = entry_hash(previous, body)
+    return body[:-1] + _HASH_PREFIX + digest.encode("ascii") + b'"}\n', digest
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number")
+
+
+_HEX = frozenset(b"0123456789abcdef")
+
+
+def _split(raw: bytes) -> tuple[bytes, str] | None:
+    """A line's body (as it was hashed) and its check, if it has the shape of one."""
+    if len(raw) <= _SUFFIX_LEN or not raw.endswith(b'"}') or raw[-_SUFFIX_LEN:-HASH_CHARS - 2] != _HASH_PREFIX:
+        return None
+    digest = raw[-HASH_CHARS - 2:-2]
+    if not _HEX.issuperset(digest):
+        return None
+    return raw[:-_SUFFIX_LEN] + b"}", digest.decode("ascii")
+
+
+# ------------------------------------------------------------------ reading
+
+
+@dataclass
+class Scan:
+    """What a journal file holds: its checked lines, and where its good part ends."""
+
+    path: Path
+    header: dict[str, Any]
+    entries: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (line number, entry)
+    last_hash: str = ""
+    end: int = 0          # bytes of the good part; anything after it is a torn tail
+    torn: int = 0         # bytes in the torn tail
+
+
+def _parse(raw: bytes) -> dict[str, Any] | None:
+    """One line as a JSON object, or None when it cannot be read at all."""
+    try:
+        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def scan_bytes(path: Path, data: bytes) -> Scan:
+    """Check the chain of every line; raise naming the first line that was changed."""
+    lines = data.split(b"\n")
+    complete = lines[:-1]          # the part after the last newline is torn: never acknowledged
+    parsed: list[tuple[dict[str, Any], bytes, str | None] | None] = []
+    for raw in complete:
+        split = _split(raw)
+        body = _parse(split[0]) if split else None
+        if split is not None and body is not None:
+            parsed.append((body, split[0], split[1]))
+        else:
+            whole = _parse(raw)       # readable, but not with a check: a changed line
+            parsed.append(None if whole is None else (whole, raw, None))
+    readable = len(parsed)
+    while readable and parsed[readable - 1] is None:
+        readable -= 1     # an unreadable tail (torn write, appended garbage) is not the game
+    if readable == 0:
+        if data.strip():
+            raise JournalError(f"{path}:1: not a voicehost journal (no readable header)")
+        raise JournalError(f"{path}: the journal is empty")
+    scan: Scan | None = None
+    previous = ""
+    offset = 0
+    for index in range(readable):
+        number = index + 1
+        item = parsed[index]
+        if item is None:
+            raise JournalError(f"{path}:{number}: not a journal entry (damaged line)")
+        entry, hashed, digest = item
+        if number == 1 and entry.get("journal") != VERSION:
+            found = entry.get("journal")
+            what = f"version {found}; this voicehost reads version {VERSION}" if isinstance(found, int) \
+                else f"version {VERSION}"
+            raise JournalError(f"{path}:1: not a voicehost journal ({what})")
+        if digest is None or digest != entry_hash(previous, hashed):
+            raise JournalError(f"{path}:{number}: the journal was changed here (its check does not match); "
+                               f"it would replay a different game")
+        previous = digest
+        if number == 1:
+            scan = Scan(path, entry)
+        else:
+            assert scan is not None
+            scan.entries.append((number, _expand(entry)))
+        offset += len(complete[index]) + 1
+    assert scan is not None
+    scan.last_hash = previous
+    scan.end = offset
+    scan.torn = len(data) - offset
+    return scan
+
+
+def scan_file(path: Path) -> Scan:
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError:
+        raise JournalError(f"{path} is a folder, not a journal") from None
+    except FileNotFoundError:
+        raise JournalError(f"no journal at {path}") from None
+    except OSError as exc:
+        raise JournalError(f"cannot read the journal {path}: {exc.strerror or exc}") from None
+    return scan_bytes(path, data)
+
+
+def header_rules(header: dict[str, Any], where: str) -> RuleOptions:
+    rules = header.get("rules", {})
+    if not isinstance(rules, dict):
+        raise JournalError(f"{where}: the header's rules are not a table")
+    rules = dict(rules)
+    name = rules.pop("name", header.get("ruleset", "4mafia"))
+    if not isinstance(name, str):
+        raise JournalError(f"{where}: the header's ruleset is not a name")
+    return rules_for(name, rules, where=f"{where} header")
+
+
+def checked_entry(number: int, entry: dict[str, Any], where: Path) -> tuple[float, dict[str, Any]]:
+    t, event = entry.get("t"), entry.get("event")
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) \
+            or not isinstance(event, dict) or set(entry) != {"t", "event"}:
+        raise JournalError(f"{where}:{number}: not a journal entry")
+    return float(t), event

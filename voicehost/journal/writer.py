@@ -1,0 +1,153 @@
+"""Writing a journal: locked for one table alone, a line per accepted input,
+with an fsync per line in a live game; a write that fails stops the table."""
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+from pathlib import Path
+from typing import Any
+
+from voicehost.errors import InputError, JournalError, JournalWriteError
+from voicehost.journal.lines import VERSION, Scan, compact, encode_line, scan_bytes
+from voicehost.rules import RuleOptions
+
+
+class Journal:
+    """An open journal: locked for this table alone, written line by line.
+
+    `resume=True` goes on with an existing journal: its chain is checked, and a
+    torn tail is cut off first, so the next line starts on a line of its own."""
+
+    opened: list[Path] = []   # every journal this process opened: the last-resort handler names it
+
+    def __init__(self, path: Path, rules: RuleOptions | None = None, *, fsync: bool = False,
+                 resume: bool = False) -> None:
+        self.path = Path(path)
+        Journal.opened.append(self.path)
+        self.fsync = fsync
+        self.failed: JournalWriteError | None = None
+        self.cut = 0             # bytes of a torn tail cut off on resume
+        self.scan: Scan | None = None
+        self._previous = ""
+        self._fd: int | None = None
+        if self.path.exists() and not self.path.is_file():
+            raise JournalError(f"{self.path} is not a regular file; a journal must be one")
+        flags = os.O_RDWR | (0 if resume else os.O_CREAT) | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(self.path, flags, 0o644)
+        except FileNotFoundError:
+            raise JournalError(f"no journal at {self.path}") from None
+        except OSError as exc:
+            raise JournalWriteError(f"cannot open the journal {self.path}: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise JournalError(f"{self.path} is in use by another voicehost table; "
+                                   f"only one may go on with a game") from None
+            raise JournalWriteError(f"cannot lock the journal {self.path}: {exc.strerror or exc}") from None
+        self._fd = fd
+        try:
+            if resume:
+                self._open_existing()
+            else:
+                if os.fstat(fd).st_size:
+                    raise JournalError(f"{self.path} already holds a game: go on with it with --resume, "
+                                       f"or journal this one to another file")
+                if rules is None:
+                    raise ValueError("a new journal needs the rules")
+                self._write({"journal": VERSION, "ruleset": rules.name, "rules": rules.to_json()})
+                if fsync:
+                    self._sync_folder()
+        except BaseException:
+            self.close()
+            raise
+
+    def _open_existing(self) -> None:
+        assert self._fd is not None
+        size = os.fstat(self._fd).st_size
+        data = bytearray()
+        while len(data) < size:
+            chunk = os.pread(self._fd, size - len(data), len(data))
+            if not chunk:
+                break
+            data += chunk
+        scan = scan_bytes(self.path, bytes(data))
+        self.scan = scan
+        self._previous = scan.last_hash
+        if scan.torn:
+            try:
+                os.ftruncate(self._fd, scan.end)
+                os.fsync(self._fd)
+            except OSError as exc:
+                raise JournalWriteError(f"cannot cut the torn tail off the journal {self.path}: "
+                                        f"{exc.strerror or exc}") from None
+            self.cut = scan.torn
+        os.lseek(self._fd, 0, os.SEEK_END)
+
+    def _sync_folder(self) -> None:
+        """A new file's name is on disk only once its folder is synced."""
+        try:
+            folder = os.open(self.path.parent if str(self.path.parent) else ".", os.O_RDONLY)
+        except OSError:
+            return
+        try:
+            os.fsync(folder)
+        except OSError:
+            pass   # some file systems cannot sync a folder; the file itself is synced
+        finally:
+            os.close(folder)
+
+    def write_entry(self, t: float, event: dict[str, Any]) -> None:
+        """An input applied at time t ({"type": "tick"}: the clock, where a timer fired)."""
+        self._write(compact({"t": t, "event": event}))
+
+    def check(self) -> None:
+        """Raise the write failure, if there was one: the table must stop."""
+        if self.failed is not None:
+            raise self.failed
+        if self._fd is None:
+            raise JournalWriteError(f"the journal {self.path} is closed; the game takes no more inputs")
+
+    def _write(self, entry: dict[str, Any]) -> None:
+        self.check()
+        assert self._fd is not None
+        try:
+            data, digest = encode_line(self._previous, entry)
+        except ValueError as exc:  # not finite: never written, never replayed
+            raise InputError(f"cannot journal this input: {exc}") from None
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+            if self.fsync:
+                os.fsync(self._fd)
+            if os.fstat(self._fd).st_nlink == 0:
+                raise OSError(errno.ENOENT, "the journal file was deleted")
+        except OSError as exc:
+            self.failed = JournalWriteError(
+                f"cannot write the journal {self.path}: {exc.strerror or exc}; "
+                f"the game takes no more inputs (it stands recorded up to the last accepted one)")
+            raise self.failed from None
+        self._previous = digest
+
+    @property
+    def is_open(self) -> bool:
+        return self._fd is not None
+
+    def close(self) -> None:
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            try:
+                os.close(fd)  # releases the lock
+            except OSError:
+                pass
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

@@ -1,0 +1,165 @@
+"""The page's memory and its live channels: the announcements and forbidden-word
+suggestions the page shows, and the websockets every change is pushed to."""
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections import Counter
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from voicehost.game.model import Output
+from voicehost.live import LiveTable
+from voicehost.web.access import ACCESS_KEY, Access, Session, require_session
+from voicehost.web.state import host_state, table_state
+from voicehost.web.texts import Texts
+from voicehost.web.validate import Refusal
+
+# Live channels: a TV, a host's phone and a judge need a handful; a thousand idle
+# ones from one client must not starve the host's requests of file descriptors.
+# Public (table) channels count per client address; a paired device's own
+# channels count apart, so idle public ones can never lock the host out.
+SOCKETS_PER_CLIENT = 8
+SOCKETS_IN_ALL = 64
+HOST_SOCKETS_PER_DEVICE = 6
+HOST_SOCKETS_IN_ALL = 32
+
+
+class Hub:
+    """The page's memory (announcements, forbidden-word suggestions) and its live channels."""
+
+    def __init__(self, live: LiveTable, loop: asyncio.AbstractEventLoop, texts: Texts | None = None,
+                 access: Access | None = None) -> None:
+        self.live = live
+        self.loop = loop
+        self.texts = texts or Texts(live.game.rules.phrasebook)
+        self.access = access
+        self.log: list[tuple[int, Output]] = []
+        self.said = 0
+        self.suggestions: list[dict[str, Any]] = []
+        self.answers_dismissed = 0
+        self.host_sockets: dict[web.WebSocketResponse, Session] = {}
+        self.table_sockets: set[web.WebSocketResponse] = set()
+        self.clients: Counter[tuple[str, str]] = Counter()
+        self.unexpected = 0
+        self.epoch = secrets.token_hex(4)  # a restarted server numbers its lines afresh
+        self._wake = asyncio.Event()
+        live.listeners.append(self.on_outputs)
+
+    def on_outputs(self, outputs: list[Output]) -> None:
+        """Called by the game from any thread."""
+        for output in outputs:
+            if output.kind == "say":
+                self.said += 1
+                self.log.append((self.said, output))
+            elif output.kind == "suggest":
+                self.suggestions.append({"id": len(self.suggestions), "seat": output.data.get("seat"),
+                                         "word": output.data.get("word", getattr(output, "text", "")),
+                                         "suggest": output.data.get("suggest"),
+                                         "open": True})
+        del self.log[:-200]
+        self.loop.call_soon_threadsafe(self._wake.set)
+
+    def open_suggestions(self) -> list[dict[str, Any]]:
+        return [s for s in self.suggestions if s["open"]][-10:]
+
+    def host_view(self, session: Session) -> dict[str, Any]:
+        with self.live.lock:
+            state = host_state(self.live, self.texts, reveal_roles=session.reveal_roles and not session.readonly,
+                               csrf=session.csrf, log=self.log, suggestions=self.open_suggestions(),
+                               answers_dismissed=self.answers_dismissed)
+        state["readonly"] = session.readonly
+        state["epoch"] = self.epoch
+        state["device"] = session.id
+        state["devices"] = self.access.device_list(session.id) if self.access and not session.readonly else []
+        return state
+
+    def table_view(self) -> dict[str, Any]:
+        with self.live.lock:
+            return table_state(self.live, self.texts)
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def pump(self) -> None:
+        """Push the state on every change, and each second while a clock runs."""
+        try:
+            while True:
+                try:
+                    await asyncio.wait_for(self._wake.wait(), timeout=1.0)
+                except TimeoutError:
+                    pass
+                self._wake.clear()
+                await self.push()
+        except asyncio.CancelledError:
+            pass
+
+    async def push(self) -> None:
+        table = json.dumps({"type": "state", "state": self.table_view()}, ensure_ascii=False)
+        for ws in list(self.table_sockets):
+            if not await _send(ws, table):
+                self.table_sockets.discard(ws)
+        for ws, session in list(self.host_sockets.items()):
+            if self.access is not None and session.id not in self.access.devices.paired:
+                await ws.close(code=4401, message=b"revoked")
+                self.host_sockets.pop(ws, None)
+                continue
+            text = json.dumps({"type": "state", "state": self.host_view(session)}, ensure_ascii=False)
+            if not await _send(ws, text):
+                self.host_sockets.pop(ws, None)
+
+
+HUB: web.AppKey[Hub] = web.AppKey("hub", Hub)
+
+
+async def _send(ws: web.WebSocketResponse, text: str) -> bool:
+    """False when the channel is gone (its owner then forgets it)."""
+    try:
+        await ws.send_str(text)
+    except (ConnectionError, RuntimeError):
+        return False
+    return True
+
+
+async def _socket(request: web.Request, *, host: bool) -> web.WebSocketResponse:
+    hub: Hub = request.app[HUB]
+    session = require_session(request) if host else None
+    kind = "host" if host else "table"
+    client = (kind, session.id if session else (request.remote or ""))
+    each, together = (HOST_SOCKETS_PER_DEVICE, HOST_SOCKETS_IN_ALL) if host else (SOCKETS_PER_CLIENT, SOCKETS_IN_ALL)
+    if hub.clients[client] >= each or sum(n for (k, _), n in hub.clients.items() if k == kind) >= together:
+        raise Refusal(429, "busy")
+    ws = web.WebSocketResponse(heartbeat=20, max_msg_size=4096)
+    await ws.prepare(request)
+    hub.clients[client] += 1
+    try:
+        if session is not None:
+            hub.host_sockets[ws] = session
+            first = hub.host_view(session)
+        else:
+            hub.table_sockets.add(ws)
+            first = hub.table_view()
+        await ws.send_str(json.dumps({"type": "state", "state": first}, ensure_ascii=False))
+        async for message in ws:
+            if message.type in (WSMsgType.ERROR, WSMsgType.CLOSE):
+                break
+    finally:
+        hub.host_sockets.pop(ws, None)
+        hub.table_sockets.discard(ws)
+        hub.clients[client] -= 1
+        if hub.clients[client] <= 0:
+            del hub.clients[client]
+    return ws
+
+
+async def host_socket(request: web.Request) -> web.WebSocketResponse:
+    return await _socket(request, host=True)
+
+
+async def table_socket(request: web.Request) -> web.WebSocketResponse:
+    return await _socket(request, host=False)
+
+
+__all__ = ["ACCESS_KEY", "HUB", "Hub", "host_socket", "table_socket"]
