@@ -115,7 +115,7 @@ def test_refused_inputs_at_a_later_time_lose_nothing(tmp_path_factory, rng):
 
 
 REFUSALS_SEEN = [
-    ({"type": "votes", "counts": {"3": 4}}, "does_not_fit", "Ввод «votes» сейчас не подходит"),
+    ({"type": "votes", "counts": {"3": 4}}, "does_not_fit", "Ввод «голоса» сейчас не подходит"),
     ({"type": "unfoul", "seat": 5}, "no_foul", "У игрока номер 5 нет замечаний"),
     ({"type": "resume"}, "not_paused", "Игра не на паузе"),
 ]

@@ -49,8 +49,9 @@ def test_nomination_from_a_wav_is_announced_by_the_voice(tmp_path):
     live.tick()
     game = copy.deepcopy(live.game)
     recognizer = StandIns(VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS), force_grammar=True))
-    said = []
+    said, decided = [], []
     live.listeners.append(lambda outputs: said.extend(live.game.book.render(o) for o in outputs if o.kind == "say"))
+    live.listeners.append(lambda outputs: decided.extend(o.t for o in outputs if o.key == "accepted"))
     asyncio.run(asyncio.wait_for(play_recording(live, WavFileSource(FIXTURE, 0.04), recognizer, HostScript(None, 0),
                                                 clock), 300))
     speaker.wait(60)
@@ -58,9 +59,12 @@ def test_nomination_from_a_wav_is_announced_by_the_voice(tmp_path):
     live.close()
     # the lead-in "라디오 어제 라디오" is "выставляю три выставляю": seat 3, once
     assert [t for t in said if t.startswith("Принят")] == ["Принят номер 3"] and live.game.today == [3]
-    (accepted,) = [s for s in speaker.spoken if s.text == "Принят номер 3"]
+    assert [s.text for s in speaker.spoken].count("Принят номер 3") == 1
     lead_in = load_transcript()["utterances"][0]["words"]
-    assert accepted.start - game.now < lead_in[1]["end"] + 1.0  # answered within a second of the number
+    # decided on the number word's own time (game time, whatever the machine's load):
+    # how fast the answer is spoken is `voicehost bench latency`'s figure, not a test's
+    (t,) = decided
+    assert abs(t - game.now - lead_in[1]["end"]) < 0.5
     assert read_wav(record).seconds > 0.5
     replayed, _, _ = replay_entries(tmp_path / "j.jsonl")
     assert replayed.today == [3]
