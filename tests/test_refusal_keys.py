@@ -88,3 +88,20 @@ def test_a_negative_silence_in_typed_speech_is_refused_not_heard_as_a_seat(tmp_p
     assert code == 0
     assert any(line.startswith("! Тишина <-5>") for line in lines), lines
     assert not any("номер 5" in line and "Принят" in line for line in lines)
+
+
+def test_the_terminal_texts_load_through_the_one_inherit_loader(tmp_path):
+    """A club book over the Russian one: its [live.roles] overrides one role and
+    keeps the others; an `inherit` loop is one clear error, not a hang."""
+    from voicehost.errors import DataError
+    from voicehost.live.texts import live_texts
+
+    (tmp_path / "base.toml").write_text('[live]\nresumed = "a {path}"\n[live.roles]\ndon = "Дон"\nsheriff = "Шериф"\n',
+                                        "utf-8")
+    (tmp_path / "club.toml").write_text('inherit = "base"\n[live.roles]\ndon = "Босс"\n', "utf-8")
+    texts = live_texts("club", tmp_path)
+    assert (texts.role("don"), texts.role("sheriff"), texts.text("resumed", path="x")) == ("Босс", "Шериф", "a x")
+    (tmp_path / "loop.toml").write_text('inherit = "loop2"\n', "utf-8")
+    (tmp_path / "loop2.toml").write_text('inherit = "loop"\n', "utf-8")
+    with pytest.raises(DataError, match="loops back"):
+        live_texts("loop", tmp_path)

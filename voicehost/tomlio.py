@@ -63,7 +63,7 @@ def coerce(value: Any, hint: Any, what: str) -> Any:
 def read_inherited(name: str, path_of: Callable[[str], Path], what: str,
                    error: type[VoicehostError], seen: tuple[str, ...] = ()) -> dict[str, Any]:
     """A data file's tables over those of the file its `inherit` names: tables
-    merge key by key, other values replace. A loop is an error, not a hang."""
+    (and sub-tables) merge key by key, other values replace. A loop is an error, not a hang."""
     path = path_of(name)
     if name in seen:
         raise error(f"{path}: 'inherit' loops back to {name!r} ({' -> '.join(seen + (name,))})")
@@ -75,10 +75,15 @@ def read_inherited(name: str, path_of: Callable[[str], Path], what: str,
         return data
     if not isinstance(parent, str):
         raise error(f"{path}: 'inherit' must name a {what}")
-    merged = read_inherited(parent, path_of, what, error, seen + (name,))
-    for key, value in data.items():
+    return _over(read_inherited(parent, path_of, what, error, seen + (name,)), data)
+
+
+def _over(base: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
+    """`own` over `base`, tables (and their sub-tables) merged key by key."""
+    merged = dict(base)
+    for key, value in own.items():
         if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = {**merged[key], **value}
+            merged[key] = _over(merged[key], value)
         else:
             merged[key] = value
     return merged

@@ -4,7 +4,6 @@ game's phrasebook (grammars/phrasebook.*.toml). The moderator's own sentences
 stay in `[say]`, read by voicehost.phrasebook."""
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 
 from voicehost import paths
 from voicehost.errors import DataError
+from voicehost.tomlio import read_inherited
 
 
 @dataclass(frozen=True)
@@ -41,18 +41,8 @@ def _fmt(value: Any) -> str:
 
 
 def _block(name: str, folder: Path) -> dict[str, Any]:
-    path = folder / f"{name}.toml"
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise DataError(f"phrasebook {path}: {exc}") from None
-    block = dict(data.get("live", {}))
-    parent = data.get("inherit")
-    if parent:
-        base = _block(parent, folder)
-        block = {**base, **block, **{part: {**base.get(part, {}), **block.get(part, {})}
-                                     for part in ("roles", "status")}}
-    return block
+    data = read_inherited(name, lambda n: folder / f"{n}.toml", "phrasebook", DataError)
+    return dict(data.get("live", {}))
 
 
 @lru_cache(maxsize=8)
