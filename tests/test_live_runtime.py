@@ -412,6 +412,15 @@ def test_no_such_player_in_training():
                                             "Принят номер 7"]
 
 
+
+def test_training_refuses_a_malformed_silence_in_russian():
+    lines = "выставляю <-5> седьмого\nвыставляю седьмого\n\n"
+    proc = subprocess.run([sys.executable, "-m", "voicehost", "train", "--text", "--mute"], input=lines,
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[1:] == ["! Тишина <-5> записывается как <N> — число секунд от 0 до 999999",
+                                            "Принят номер 7"]
+
 def test_the_first_tally_prompts_at_once():
     live, terminal = typed_table()
     for line in ("/roles d4 m2 m7 s6", "<80>", "выставляю седьмого спасибо", "выставляю третьего спасибо",

@@ -80,7 +80,7 @@ class Trainer:
                 for verdict in self.judge(words_from_text(line)):
                     self.tell(verdict)
             except VoicehostError as exc:
-                self.out.write(f"! {' '.join(str(exc).split())}\n")
+                self.out.write(f"! {' '.join(self.book.refusal(exc).split())}\n")
 
     def microphone(self, recognizer: Recognizer, source: Source) -> None:
         self.out.write(self.texts.text("train_microphone") + "\n")
