@@ -39,6 +39,8 @@ def verdict_values(event: Nomination, rules: RuleOptions) -> tuple[str, dict[str
     """Why a nomination was refused: the explanation's key and its values."""
     if event.reason == "wrong_form" and event.culprit is None:
         return "extra_words_required", {"word": " ".join(rules.required_fillers)}
+    if event.reason == "extra_words" and event.culprit == "[unk]":   # heard, but not as a word the rules know
+        return "extra_words_unknown", {"seat": event.target}
     return event.reason or "", {"word": event.culprit or "", "seat": event.target,
                                 "pause": round(event.pause or 0.0, 1),
                                 "limit": rules.nomination_pause}

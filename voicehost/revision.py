@@ -10,11 +10,18 @@ the provisional words' places. So every timing rule (the 10 s pause after the
 trigger, the 1.5 s after "пас") is judged again on the exact word times, and
 a decision the final result contradicts is corrected aloud.
 
-The journal keeps the provisional words as they were applied and then a
-`revise` entry with both lists; replaying a journal does the same replay from
-the same mark, so it rebuilds the corrected game. This module holds all of
-that; the journal's replay loop calls `ReplayRevisions.see` once per entry,
-and `voicehost.live.table.LiveTable` calls `mark` and `revise`."""
+When the provisional words are still held (not yet written: nothing said
+depended on them), the journal simply gets the final words in their place.
+Otherwise it keeps the provisional words as they were applied and then a
+`revise` entry: where the mark stood ("from", a count of accepted inputs),
+which inputs after it were the provisional words ("old", counted from the
+mark) and the final words ("new"). Replaying a journal takes the same mark
+and does the same replay, so it rebuilds the corrected game. Journals of
+version 3 kept both word lists and no "from": their mark is found as the live
+table found it then (before the first word after a revision or an undo).
+This module holds all of that; the journal's replay loop calls
+`ReplayRevisions.see` once per entry, and `voicehost.live.table.LiveTable`
+calls `mark`, `find_places` and `revise`."""
 from __future__ import annotations
 
 import copy
@@ -48,9 +55,10 @@ def mark(game: Moderator, entries: list[Entry]) -> Mark:
     return Mark(len(entries), copy.deepcopy(game))
 
 
-def revise_json(old: list[Word] | tuple[Word, ...], new: list[Word] | tuple[Word, ...]) -> dict[str, Any]:
-    """The journal entry of a revision: both lists, so the journal records both."""
-    return {"type": "revise", "old": [w.to_json() for w in old], "new": [w.to_json() for w in new]}
+def revise_json(start: int, places: list[int], new: list[Word] | tuple[Word, ...]) -> dict[str, Any]:
+    """The journal entry of a revision: the mark, the provisional words' places after it, the final words."""
+    return {"type": "revise", "from": start, "old": [p - start for p in places],
+            "new": [[w.word, w.start, w.end] for w in new]}
 
 
 def _is_word(entry: dict[str, Any], word: Word) -> bool:
@@ -61,17 +69,22 @@ def _is_word(entry: dict[str, Any], word: Word) -> bool:
         and abs(start - word.start) <= SAME_TIME and abs(end - word.end) <= SAME_TIME
 
 
-def revised_entries(entries: list[Entry], start: int, old: list[Word] | tuple[Word, ...],
-                    new: list[Word] | tuple[Word, ...]) -> list[Entry]:
-    """`entries` with the heard words `old` (after `start`) replaced by `new`,
-    each in the place and at the time its provisional word was applied; extra
-    final words follow the last one, missing ones are dropped."""
+def find_places(entries: list[Entry], start: int, old: list[Word] | tuple[Word, ...]) -> list[int]:
+    """Where the provisional words `old` were applied, after `start` (a word
+    the echo guard dropped never reached the game, and has no place)."""
     places: list[int] = []
     for word in old:
         after = places[-1] + 1 if places else start
         found = next((i for i in range(after, len(entries)) if _is_word(entries[i][1], word)), None)
-        if found is not None:  # a provisional word the echo guard dropped never reached the game
+        if found is not None:
             places.append(found)
+    return places
+
+
+def revised_entries(entries: list[Entry], places: list[int], new: list[Word] | tuple[Word, ...]) -> list[Entry]:
+    """`entries` with the words at `places` replaced by `new`, each in the
+    place and at the time its provisional word was applied; extra final words
+    follow the last one, missing ones are dropped."""
     out = list(entries)
     fresh = [{"type": "word", **w.to_json()} for w in new]
     if not places:
@@ -122,46 +135,86 @@ def correction(game: Moderator, before: list[Output], after: list[Output], now: 
     return out
 
 
-def revise(rules: RuleOptions, at: Mark | None, entries: list[Entry], old: list[Word] | tuple[Word, ...],
+def revise(rules: RuleOptions, at: Mark | None, entries: list[Entry], places: list[int],
            new: list[Word] | tuple[Word, ...], now: float) -> tuple[Moderator, list[Entry], list[Output]]:
-    """Replay from the mark with the final words: the revised game, its
-    accepted inputs, and the spoken corrections (none when nothing said changed)."""
+    """Replay from the mark with the final words in the provisional words'
+    `places`: the revised game, its accepted inputs, and the spoken
+    corrections (none when nothing said changed)."""
     start, base = (at.index, at.game) if at is not None else (0, new_game(rules))
-    revised = revised_entries(entries, start, old, new)
+    revised = revised_entries(entries, places, new)
     before = replay_from(copy.deepcopy(base), entries[start:])
     game = copy.deepcopy(base)
     after = replay_from(game, revised[start:])
     t = max(now, game.now)
-    game.advance(t)
+    after += game.advance(t)   # a timer the final times make due by now (a "пас" that ended the speech)
     return game, revised, correction(game, before, after, t)
 
 
 class ReplayRevisions:
-    """The journal replay's side of revisions: it keeps the mark where the
-    live table kept it (before the first word after a revision or an undo)
-    and applies `revise` entries."""
+    """The journal replay's side of revisions: it takes the mark where the
+    live table took it, and applies `revise` entries.
 
-    def __init__(self, rules: RuleOptions, path: Path) -> None:
+    A version 4 journal says where each mark stood (a revision's "from"):
+    `starts` are those counts, in order, and the game is copied when the
+    accepted inputs reach the next of them. Version 3 journals had no "from":
+    the mark is before the first word after a revision or an undo."""
+
+    def __init__(self, rules: RuleOptions, path: Path, starts: list[int] | None = None) -> None:
         self.rules = rules
         self.path = path
+        self.starts = starts          # None: a version 3 journal
         self.mark: Mark | None = None
+
+    @staticmethod
+    def declared(events: list[dict[str, Any]]) -> list[int]:
+        """The marks a version 4 journal's revisions name, in order."""
+        return [e["from"] for e in events
+                if isinstance(e, dict) and e.get("type") == "revise" and type(e.get("from")) is int]
 
     def see(self, number: int, t: float, event: dict[str, Any], game: Moderator,
             entries: list[Entry]) -> tuple[Moderator, list[Entry]] | None:
         """Called before each entry is replayed. Returns the revised game and
         entries for a `revise` entry (which is then done), else None."""
         kind = event.get("type")
-        if kind == "undo":
-            self.mark = None
-        elif kind == "word" and self.mark is None:
-            self.mark = mark(game, entries)
+        if self.starts is None:
+            if kind == "undo":
+                self.mark = None
+            elif kind == "word" and self.mark is None:
+                self.mark = mark(game, entries)
+        elif self.starts and len(entries) == self.starts[0] and kind != "revise":
+            self.mark = mark(game, entries)   # the live table's mark: before the input at this count
         if kind != "revise":
             return None
         try:
-            old = parse_words(event["old"], f"{self.path}:{number} old")
-            new = parse_words(event["new"], f"{self.path}:{number} new")
-        except (KeyError, VoicehostError) as exc:
+            new, places = self._read(event, entries)
+        except (KeyError, TypeError, VoicehostError) as exc:
             raise JournalError(f"{self.path}:{number}: not a revision ({' '.join(str(exc).split())})") from None
-        game, entries, _ = revise(self.rules, self.mark, entries, old, new, t)
+        if self.starts is not None:
+            if self.mark is None or self.mark.index != event["from"]:
+                if len(entries) != event["from"]:
+                    raise JournalError(f"{self.path}:{number}: not a revision (its mark is not where it says)")
+                self.mark = mark(game, entries)
+            if self.starts:
+                self.starts.pop(0)
+        game, entries, _ = revise(self.rules, self.mark, entries, places, new, t)
         self.mark = None
         return game, entries
+
+    def _read(self, event: dict[str, Any], entries: list[Entry]) -> tuple[list[Word], list[int]]:
+        if self.starts is None:  # version 3: both word lists
+            old = parse_words(event["old"], "old")
+            start = self.mark.index if self.mark is not None else 0
+            return parse_words(event["new"], "new"), find_places(entries, start, old)
+        start, offsets, items = event["from"], event["old"], event["new"]
+        if type(start) is not int or not isinstance(offsets, list) or not isinstance(items, list) \
+                or not all(isinstance(i, list) and len(i) == 3 for i in items):
+            raise JournalError("its fields are not what a revision holds")
+        places: list[int] = []
+        for offset in offsets:
+            place = start + offset if type(offset) is int and offset >= 0 else -1
+            if not (start <= place < len(entries)) or (places and place <= places[-1]) \
+                    or entries[place][1].get("type") != "word":
+                raise JournalError(f"no provisional word at {offset} after the mark")
+            places.append(place)
+        new = parse_words([{"word": w, "start": s, "end": e} for w, s, e in items], "new")
+        return new, places

@@ -1,6 +1,15 @@
 """The journal's line format and its reader: one JSON object per line, each
 chained to the one before by a short hash ("h"); `scan_bytes` checks the chain
-and finds where a torn tail (a crash mid-write) starts."""
+and finds where a torn tail (a crash mid-write) starts.
+
+Heard words, by far the most common input, are kept short. A run of words is
+one line, `{"ws": [...], "cs": [...]}`: the words ("[unk]", a word the rules
+have no use for, as 0), and per word three whole numbers of centiseconds
+("ms" instead of "cs" when the times need milliseconds): its start (the first
+word's from 0, the others' from the end of the word before), its length, and
+the time it was applied less its start. Times off both grids, and single words
+of older journals, use `{"w": [word, start, end]}` with "t" when it is not the
+start."""
 from __future__ import annotations
 
 import hashlib
@@ -13,7 +22,10 @@ from typing import Any
 from voicehost.errors import JournalError
 from voicehost.rules import RuleOptions, rules_for
 
-VERSION = 3
+VERSION = 4
+READS = (3, 4)   # version 3 had no runs of words and revisions without "from"
+UNK = "[unk]"
+BATCH_WORDS = 200  # words in one line at most
 HASH_CHARS = 10
 _HASH_PREFIX = b',"h":"'
 _SUFFIX_LEN = len(_HASH_PREFIX) + HASH_CHARS + 2      # ,"h":"0123456789"}
@@ -36,14 +48,79 @@ def compact(entry: dict[str, Any]) -> dict[str, Any]:
     return entry
 
 
-def _expand(entry: dict[str, Any]) -> dict[str, Any]:
+def _is_word(t: float, event: dict[str, Any]) -> bool:
+    return event.get("type") == "word" and set(event) == {"type", "word", "start", "end"} \
+        and isinstance(event["word"], str) and not isinstance(t, bool)
+
+
+def _on_grid(values: list[float], unit: int) -> list[int] | None:
+    out = []
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return None
+        whole = round(value * unit)
+        if whole / unit != value:
+            return None
+        out.append(whole)
+    return out
+
+
+def word_run(entries: list[tuple[float, dict[str, Any]]]) -> dict[str, Any] | None:
+    """Heard words applied one after another, as one line; None when some
+    entry is no plain word, or its times are on neither grid."""
+    if not entries or not all(_is_word(t, e) for t, e in entries):
+        return None
+    flat = [x for t, e in entries for x in (e["start"], e["end"], t)]
+    key, whole = "cs", _on_grid(flat, 100)
+    if whole is None:
+        key, whole = "ms", _on_grid(flat, 1000)
+    if whole is None:
+        return None
+    numbers: list[int] = []
+    previous_end = 0
+    for i in range(0, len(whole), 3):
+        start, end, t = whole[i:i + 3]
+        numbers += [start - previous_end, end - start, t - start]
+        previous_end = end
+    words: list[str | int] = [0 if e["word"] == UNK else e["word"] for _, e in entries]
+    return {"ws": words, key: numbers}
+
+
+def _run_entries(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    words = entry.get("ws")
+    keys = set(entry) - {"ws"}
+    if len(keys) != 1 or not keys <= {"cs", "ms"}:
+        return [{"bad": True}]
+    key = keys.pop()
+    unit = 100 if key == "cs" else 1000
+    numbers = entry[key]
+    if not isinstance(words, list) or not words or not isinstance(numbers, list) \
+            or len(numbers) != 3 * len(words) \
+            or not all(type(n) is int and abs(n) < 10 ** 12 for n in numbers) \
+            or not all(w == 0 and type(w) is int or isinstance(w, str) for w in words):
+        return [{"bad": True}]
+    out = []
+    previous_end = 0
+    for index, word in enumerate(words):
+        gap, length, late = numbers[3 * index:3 * index + 3]
+        start = previous_end + gap
+        end = start + length
+        previous_end = end
+        event = {"type": "word", "word": UNK if word == 0 else word, "start": start / unit, "end": end / unit}
+        out.append({"t": (start + late) / unit, "event": event})
+    return out
+
+
+def _expand(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    if "ws" in entry:
+        return _run_entries(entry)
     word = entry.get("w")
     if word is None:
-        return entry
+        return [entry]
     if not (isinstance(word, list) and len(word) == 3) or set(entry) - {"t", "w"}:
-        return {"bad": True}
+        return [{"bad": True}]
     event = {"type": "word", "word": word[0], "start": word[1], "end": word[2]}
-    return {"t": entry.get("t", word[1]), "event": event}
+    return [{"t": entry.get("t", word[1]), "event": event}]
 
 
 def encode_line(previous: str, entry: dict[str, Any]) -> tuple[bytes, str]:
@@ -126,10 +203,10 @@ def scan_bytes(path: Path, data: bytes) -> Scan:
         if item is None:
             raise JournalError(f"{path}:{number}: not a journal entry (damaged line)")
         entry, hashed, digest = item
-        if number == 1 and entry.get("journal") != VERSION:
-            found = entry.get("journal")
-            what = f"version {found}; this voicehost reads version {VERSION}" if isinstance(found, int) \
-                else f"version {VERSION}"
+        found = entry.get("journal")
+        if number == 1 and not (type(found) is int and found in READS):
+            what = f"version {found}; this voicehost reads versions {READS[0]} to {READS[-1]}" \
+                if type(found) is int else f"version {VERSION}"
             raise JournalError(f"{path}:1: not a voicehost journal ({what})")
         if digest is None or digest != entry_hash(previous, hashed):
             raise JournalError(f"{path}:{number}: the journal was changed here (its check does not match); "
@@ -139,7 +216,7 @@ def scan_bytes(path: Path, data: bytes) -> Scan:
             scan = Scan(path, entry)
         else:
             assert scan is not None
-            scan.entries.append((number, _expand(entry)))
+            scan.entries += [(number, expanded) for expanded in _expand(entry)]
         offset += len(complete[index]) + 1
     assert scan is not None
     scan.last_hash = previous

@@ -1,5 +1,11 @@
 """Writing a journal: locked for one table alone, a line per accepted input,
-with an fsync per line in a live game; a write that fails stops the table."""
+with an fsync per write in a live game; a write that fails stops the table.
+
+Heard words that changed nothing anyone heard may be *held* (`hold`): they
+are written as one line of words with the next write, or by `flush`. An
+input the table answered is never held, so a crash loses at most words that
+no announcement depended on; a held run can still be replaced by the final
+result of its utterance (`replace_held`) before it reaches the disk."""
 from __future__ import annotations
 
 import errno
@@ -9,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from voicehost.errors import InputError, JournalError, JournalWriteError
-from voicehost.journal.lines import VERSION, Scan, compact, encode_line, scan_bytes
+from voicehost.journal.lines import BATCH_WORDS, VERSION, Scan, compact, encode_line, scan_bytes, word_run
 from voicehost.rules import RuleOptions
 
 
@@ -29,6 +35,8 @@ class Journal:
         self.failed: JournalWriteError | None = None
         self.cut = 0             # bytes of a torn tail cut off on resume
         self.scan: Scan | None = None
+        self.held: list[tuple[float, dict[str, Any]]] = []   # heard words not yet written
+        self.writes = 0          # writes that reached the disk (each with its fsync, if on)
         self._previous = ""
         self._fd: int | None = None
         if self.path.exists() and not self.path.is_file():
@@ -58,7 +66,7 @@ class Journal:
                                        f"or journal this one to another file")
                 if rules is None:
                     raise ValueError("a new journal needs the rules")
-                self._write({"journal": VERSION, "ruleset": rules.name, "rules": rules.to_json()})
+                self._write_entries([{"journal": VERSION, "ruleset": rules.name, "rules": rules.to_json()}])
                 if fsync:
                     self._sync_folder()
         except BaseException:
@@ -101,8 +109,33 @@ class Journal:
             os.close(folder)
 
     def write_entry(self, t: float, event: dict[str, Any]) -> None:
-        """An input applied at time t ({"type": "tick"}: the clock, where a timer fired)."""
-        self._write(compact({"t": t, "event": event}))
+        """An input applied at time t ({"type": "tick"}: the clock, where a timer
+        fired), written at once with the words held before it."""
+        self._write_entries(self._held_lines() + [compact({"t": t, "event": event})])
+
+    def hold(self, t: float, event: dict[str, Any]) -> None:
+        """A heard word that changed nothing said: written with the next write."""
+        self.check()
+        self.held.append((t, event))
+
+    def replace_held(self, count: int, entries: list[tuple[float, dict[str, Any]]]) -> None:
+        """The last `count` held words give way to `entries` (an utterance's final result)."""
+        if count > len(self.held):
+            raise ValueError(f"only {len(self.held)} words are held, not {count}")
+        self.held[len(self.held) - count:] = entries
+
+    def flush(self) -> None:
+        """Write the held words now."""
+        if self.held:
+            self._write_entries(self._held_lines())
+
+    def _held_lines(self) -> list[dict[str, Any]]:
+        lines = []
+        for i in range(0, len(self.held), BATCH_WORDS):
+            part = self.held[i:i + BATCH_WORDS]
+            run = word_run(part)
+            lines += [run] if run is not None else [compact({"t": t, "event": e}) for t, e in part]
+        return lines
 
     def check(self) -> None:
         """Raise the write failure, if there was one: the table must stop."""
@@ -111,13 +144,19 @@ class Journal:
         if self._fd is None:
             raise JournalWriteError(f"the journal {self.path} is closed; the game takes no more inputs")
 
-    def _write(self, entry: dict[str, Any]) -> None:
+    def _write_entries(self, entries: list[dict[str, Any]]) -> None:
+        """Lines written together, with one fsync; the held words go with them."""
         self.check()
         assert self._fd is not None
+        digest = self._previous
+        parts = []
         try:
-            data, digest = encode_line(self._previous, entry)
+            for entry in entries:
+                line, digest = encode_line(digest, entry)
+                parts.append(line)
         except ValueError as exc:  # not finite: never written, never replayed
             raise InputError(f"cannot journal this input: {exc}") from None
+        data = b"".join(parts)
         try:
             view = memoryview(data)
             while view:
@@ -133,12 +172,19 @@ class Journal:
                 f"the game takes no more inputs (it stands recorded up to the last accepted one)")
             raise self.failed from None
         self._previous = digest
+        self.held.clear()
+        self.writes += 1
 
     @property
     def is_open(self) -> bool:
         return self._fd is not None
 
     def close(self) -> None:
+        if self._fd is not None and self.held and self.failed is None:
+            try:
+                self.flush()
+            except (JournalWriteError, InputError):
+                pass   # the game stands recorded up to its last written input
         if self._fd is not None:
             fd, self._fd = self._fd, None
             try:

@@ -11,11 +11,20 @@ Every change happens on the owner's thread: the asyncio loop in a live game
 Journal entries are written, with their fsync, in order on a writer thread,
 so a slow card never holds up the game or the page; `synced()` waits until
 what was accepted is on disk. When the journal cannot be written, the table
-says so once, loudly (and aloud), and takes no more inputs."""
+says so once, loudly (and aloud), and takes no more inputs.
+
+Words are heard as the rules hear them (`heard_as`): a word the speech rules
+have no use for is "[unk]" (what the grammar recognizer gives for it anyway),
+and times are kept to the centisecond. Nothing of a speech but the words the
+rules know is kept on disk, and the journal stays small: a heard word that
+changed nothing said is held and written with the next write, or after
+`GROUP_SECONDS`, or when an answer is synced. Anything the table said or
+answered is on disk before it is said."""
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -29,6 +38,7 @@ from voicehost.game.events import Event, Heard, Setup, event_to_json, parse_even
 from voicehost.game.model import Output, Phase
 from voicehost.game.moderator import Moderator, new_game
 from voicehost.journal import Journal, Table, last_host_input, rebuild, resume_table
+from voicehost.journal.lines import UNK
 from voicehost.live.clock import AudioClock, Clock, GameClock
 from voicehost.live.texts import live_texts, rendered
 from voicehost.phrases.words import Word
@@ -39,6 +49,14 @@ log = logging.getLogger(__name__)
 Listener = Callable[[list[Output]], None]
 Entry = tuple[float, dict[str, Any]]
 TICK: dict[str, Any] = {"type": "tick"}
+# A heard word that changed nothing said waits at most this long (game time)
+# to be written: a crash loses at most these seconds of words nobody answered.
+GROUP_SECONDS = 10.0
+
+
+def on_grid(t: float) -> float:
+    """A game time on the journal's centisecond grid, never before `t`."""
+    return math.ceil(round(t * 100, 6)) / 100
 
 
 class TableStopped(GameError):
@@ -71,17 +89,31 @@ class JournalWriter:
         return self.journal is not None or self._last is not None
 
     def write(self, t: float, event: dict[str, Any]) -> None:
-        if self.failed is None:
-            self._last = self._pool.submit(self._write, t, event)
+        """An entry written (with the held words before it) and synced."""
+        self._submit(lambda journal: journal.write_entry(t, event))
 
-    def _write(self, t: float, event: dict[str, Any]) -> None:
+    def hold(self, t: float, event: dict[str, Any]) -> None:
+        """A heard word that changed nothing said: written with the next write."""
+        self._submit(lambda journal: journal.hold(t, event))
+
+    def replace_held(self, count: int, entries: list[Entry]) -> None:
+        self._submit(lambda journal: journal.replace_held(count, entries))
+
+    def flush(self) -> None:
+        self._submit(lambda journal: journal.flush())
+
+    def _submit(self, step: Callable[[Journal], None]) -> None:
+        if self.failed is None:
+            self._last = self._pool.submit(self._run, step)
+
+    def _run(self, step: Callable[[Journal], None]) -> None:
         if self.failed is not None:
             return
         try:
             if self.journal is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self.journal = Journal(self.path, self.rules, fsync=True)
-            self.journal.write_entry(t, event)
+            step(self.journal)
         except Exception as exc:  # whatever it was, the game is no longer recorded: stop
             log.error("journal %s: write failed: %s", self.path, exc)
             self.failed = exc
@@ -128,6 +160,8 @@ class LiveTable:
         # The game before the first word taken from partial results since the
         # last revision: a `Revision` replays from here (voicehost.revision).
         self._mark: revision.Mark | None = None
+        self._held = 0                       # words at the end of `entries` the journal holds, unwritten
+        self._held_since: float | None = None
         self.texts = live_texts(game.rules.phrasebook)
         # The page reads the game under this lock; only in-memory changes are
         # made under it (never a journal write), and all on the owner's thread.
@@ -153,7 +187,13 @@ class LiveTable:
         return self.game.phase is Phase.GAME_OVER
 
     def game_now(self) -> float:
-        return max(self.game.now, self.clock.now() - self.lag)
+        return max(self.game.now, on_grid(self.clock.now() - self.lag))
+
+    def heard_as(self, word: Word) -> Word:
+        """A word as the rules hear it: "[unk]" unless the speech rules react
+        to it, times to the centisecond. The game and its journal get the same."""
+        text = word.word if self.game.grammar.reacts_to(word.word) else UNK
+        return Word(text, round(word.start, 2), round(word.end, 2), word.conf)
 
     # ------------------------------------------------------------ inputs
 
@@ -205,9 +245,20 @@ class LiveTable:
                 continue
             if self.failure is not None:
                 break
+            word = self.heard_as(word)
             if self._mark is None:
                 self._mark = revision.mark(self.game, self.entries)
-            outputs += self._input(Heard(word), max(self.game.now, word.start))
+            outputs += self._hear(Heard(word), max(self.game.now, word.start))
+        return outputs
+
+    def _hear(self, heard: Heard, now: float) -> list[Output]:
+        """A word: journaled at once when it made the table say something,
+        else held (a crash loses it, and nobody heard it count)."""
+        self.tick_to(now)
+        with self.lock:
+            outputs = self.game.handle(heard, now)
+            self._record(now, event_to_json(heard), hold=not outputs)
+        self._emit(outputs)
         return outputs
 
     def _revise(self, change: Revision) -> list[Output]:
@@ -218,17 +269,26 @@ class LiveTable:
         if self.undoing:  # an undo is rebuilding from these entries: only the words not yet heard count
             log.info("revision while undoing: only its new words are heard")
             return self.hear(change.new[len(change.old):])
-        heard = [w for w in change.new if self.speaker is None or not self.speaker.is_echo(w.start, w.end)]
+        heard = [self.heard_as(w) for w in change.new
+                 if self.speaker is None or not self.speaker.is_echo(w.start, w.end)]
         now = self.game_now()
         self.tick_to(now)
         with self.lock:
-            game, entries, outputs = revision.revise(self.game.rules, self._mark, self.entries,
-                                                     list(change.old), heard, now)
+            start = self._mark.index if self._mark is not None else 0
+            places = revision.find_places(self.entries, start, [self.heard_as(w) for w in change.old])
+            game, entries, outputs = revision.revise(self.game.rules, self._mark, self.entries, places, heard, now)
+            # Nothing said changed and every input since the mark is a word still
+            # held: the journal gets the final words instead, as if heard so.
+            absorbed = not outputs and self._mark is not None and self._held == len(self.entries) - start
             self._mark = None
             self.game = game
             self.entries[:] = entries
-            if self.journal is not None:
-                self.journal.write(game.now, revision.revise_json(list(change.old), heard))
+            if self.journal is not None and absorbed:
+                self.journal.replace_held(self._held, entries[start:])
+                self._held = len(entries) - start
+            elif self.journal is not None:
+                self.journal.write(game.now, revision.revise_json(start, places, heard))
+                self._wrote()
         self._emit(outputs, changed=True)
         return outputs
 
@@ -245,10 +305,13 @@ class LiveTable:
             log.warning("words not heard: %s", exc)
 
     def tick(self) -> list[Output]:
-        """What the clock alone makes happen by now."""
+        """What the clock alone makes happen by now; held words long enough unwritten are written."""
         if self.failure is not None or self.game.phase is Phase.SETUP:
             return []
-        return self.tick_to(self.clock.now() - self.lag)
+        outputs = self.tick_to(on_grid(self.clock.now() - self.lag))
+        if self._held_since is not None and self.game.now - self._held_since >= GROUP_SECONDS:
+            self.flush()
+        return outputs
 
     def tick_to(self, now: float) -> list[Output]:
         with self.lock:
@@ -267,7 +330,7 @@ class LiveTable:
         outputs = self.tick()
         if not outputs and self.game.phase is not Phase.SETUP:
             with self.lock:
-                self.game.advance(self.clock.now() - self.lag)
+                self.game.advance(on_grid(self.clock.now() - self.lag))
                 self._record(self.game.now, TICK)
         return outputs
 
@@ -317,23 +380,42 @@ class LiveTable:
             del self.entries[index]
             if self.journal is not None:
                 self.journal.write(max(now, game.now), {"type": "undo"})
+                self._wrote()
         self._emit([], changed=True)
         return undone
 
     # ------------------------------------------------------------ the journal
 
-    def _record(self, t: float, event: dict[str, Any]) -> None:
+    def _record(self, t: float, event: dict[str, Any], *, hold: bool = False) -> None:
         self.entries.append((t, event))
-        if self.journal is not None:
+        if self.journal is None:
+            return
+        if hold:
+            self.journal.hold(t, event)
+            self._held += 1
+            self._held_since = t if self._held_since is None else self._held_since
+        else:
             self.journal.write(t, event)
+            self._wrote()
+
+    def _wrote(self) -> None:
+        self._held, self._held_since = 0, None   # a write takes the held words with it
+
+    def flush(self) -> None:
+        """Write the held words now."""
+        if self.journal is not None and self._held:
+            self.journal.flush()
+            self._wrote()
 
     def sync(self) -> None:
+        self.flush()
         if self.journal is not None:
             self.journal.sync()
         self._check_journal()
 
     async def synced(self) -> None:
-        """Until every accepted input is on disk; raises if the journal failed."""
+        """Until every accepted input (held words too) is on disk; raises if the journal failed."""
+        self.flush()
         if self.journal is not None:
             await self.journal.synced()
         self._check_journal()
@@ -380,6 +462,7 @@ class LiveTable:
         if self.failure is None and self.journal.started and self.entries and \
                 self.game.now > self.entries[-1][0]:
             self.journal.write(self.game.now, TICK)
+            self._wrote()
         self.journal.close()
         self._check_journal()
 

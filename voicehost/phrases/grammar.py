@@ -103,6 +103,20 @@ class Grammar:
             return False
         return _fuzzy_match(word, self.fillers, self.fuzzy_score)
 
+    def reacts_to(self, word: str) -> bool:
+        """Whether the speech rules treat `word` (as heard) otherwise than any
+        unknown word ("[unk]"): the listener (voicehost.phrases.listener) looks
+        at a word's text only through these tests, so a word for which this
+        is False can be heard as "[unk]" with its times and nothing changes."""
+        text = normalize(word)
+        if not text:
+            return True   # a word of punctuation alone is passed over, unlike "[unk]"
+        return (self.kind(text) is not Kind.OTHER
+                or text in self.thanks or text in self.passes
+                or text.startswith(self.question_address) or text.startswith(self.question_subject)
+                or self.forbidden_rule(text) is not None
+                or any(text in phrase.split() for rule in self.forbidden for phrase in rule.phrases))
+
     def forbidden_rule(self, word: str) -> ForbiddenRule | None:
         for rule in self.forbidden:
             if rule.matches(word):
