@@ -10,7 +10,7 @@ from tools.records import load_records
 from voicehost.cli import main
 from voicehost.errors import InputError
 from voicehost.game.protocol import protocol, snapshot
-from voicehost.journal import VERSION, replay
+from voicehost.journal import VERSION, replay, scan_file
 
 
 @pytest.mark.parametrize("name", ["red_wins_by_votes", "fouls_and_removals", "tie_then_lift"])
@@ -30,8 +30,10 @@ def test_simulate_journal_replays_to_the_same_protocol(name, tmp_path, capsys):
 def test_every_entry_has_a_time_and_an_input(tmp_path, capsys):
     journal = tmp_path / "j.jsonl"
     main(["simulate", str(GAMES / "speech_rules.jsonl"), "--journal", str(journal)])
-    entries = [json.loads(line) for line in journal.read_text("utf-8").splitlines()[1:]]
-    assert entries and all(set(e) == {"t", "event", "h"} for e in entries)
+    lines = [json.loads(line) for line in journal.read_text("utf-8").splitlines()[1:]]
+    assert lines and all(set(e) in ({"t", "event", "h"}, {"k", "h"}) for e in lines)  # "k": a clock mark
+    entries = [e for _, e in scan_file(journal).entries]
+    assert len(entries) == len(lines) and all(set(e) == {"t", "event"} for e in entries)
     times = [e["t"] for e in entries]
     assert times == sorted(times)
 

@@ -24,7 +24,6 @@ This module holds all of that; the journal's replay loop calls
 calls `mark`, `find_places` and `revise`."""
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,13 +51,15 @@ class Mark:
 
 
 def mark(game: Moderator, entries: list[Entry]) -> Mark:
-    return Mark(len(entries), copy.deepcopy(game))
+    return Mark(len(entries), game.copy())
 
 
 def revise_json(start: int, places: list[int], new: list[Word] | tuple[Word, ...]) -> dict[str, Any]:
     """The journal entry of a revision: the mark, the provisional words' places after it, the final words."""
+    from voicehost.journal.lines import run_of_words  # the journal's package imports this module
+
     return {"type": "revise", "from": start, "old": [p - start for p in places],
-            "new": [[w.word, w.start, w.end] for w in new]}
+            "new": run_of_words([(w.word, w.start, w.end) for w in new])}
 
 
 def _is_word(entry: dict[str, Any], word: Word) -> bool:
@@ -136,14 +137,16 @@ def correction(game: Moderator, before: list[Output], after: list[Output], now: 
 
 
 def revise(rules: RuleOptions, at: Mark | None, entries: list[Entry], places: list[int],
-           new: list[Word] | tuple[Word, ...], now: float) -> tuple[Moderator, list[Entry], list[Output]]:
+           new: list[Word] | tuple[Word, ...], now: float, *,
+           say: bool = True) -> tuple[Moderator, list[Entry], list[Output]]:
     """Replay from the mark with the final words in the provisional words'
     `places`: the revised game, its accepted inputs, and the spoken
-    corrections (none when nothing said changed)."""
+    corrections (none when nothing said changed). `say=False` (a journal's
+    replay) skips the corrections and goes on from the mark's own copy."""
     start, base = (at.index, at.game) if at is not None else (0, new_game(rules))
     revised = revised_entries(entries, places, new)
-    before = replay_from(copy.deepcopy(base), entries[start:])
-    game = copy.deepcopy(base)
+    before = replay_from(base.copy(), entries[start:]) if say else []
+    game = base.copy() if say else base
     after = replay_from(game, revised[start:])
     t = max(now, game.now)
     after += game.advance(t)   # a timer the final times make due by now (a "пас" that ended the speech)
@@ -196,7 +199,7 @@ class ReplayRevisions:
                 self.mark = mark(game, entries)
             if self.starts:
                 self.starts.pop(0)
-        game, entries, _ = revise(self.rules, self.mark, entries, places, new, t)
+        game, entries, _ = revise(self.rules, self.mark, entries, places, new, t, say=False)
         self.mark = None
         return game, entries
 
@@ -205,7 +208,12 @@ class ReplayRevisions:
             old = parse_words(event["old"], "old")
             start = self.mark.index if self.mark is not None else 0
             return parse_words(event["new"], "new"), find_places(entries, start, old)
+        from voicehost.journal.lines import words_of_run
+
         start, offsets, items = event["from"], event["old"], event["new"]
+        run = words_of_run(items)
+        if run is not None:
+            items = [[e["word"], e["start"], e["end"]] for e in run]
         if type(start) is not int or not isinstance(offsets, list) or not isinstance(items, list) \
                 or not all(isinstance(i, list) and len(i) == 3 for i in items):
             raise JournalError("its fields are not what a revision holds")

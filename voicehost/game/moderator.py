@@ -104,6 +104,14 @@ class Moderator(StateView):
                                 id(self.rules): self.rules}
         return copy.deepcopy(self.state, memo)
 
+    def copy(self) -> Moderator:
+        """An independent game to go on from this one. The state is copied;
+        the rules, grammar and phrasebook never change, and the outputs said
+        so far are frozen: those are shared (the copy's list is its own)."""
+        memo: dict[int, Any] = {id(self.grammar): self.grammar, id(self.rules): self.rules,
+                                id(self.book): self.book, id(self.outputs): list(self.outputs)}
+        return copy.deepcopy(self, memo)
+
     def advance(self, now: float) -> list[Output]:
         mark = len(self.outputs)
         self._advance(now)

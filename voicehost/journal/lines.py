@@ -9,7 +9,7 @@ have no use for, as 0), and per word three whole numbers of centiseconds
 word's from 0, the others' from the end of the word before), its length, and
 the time it was applied less its start. Times off both grids, and single words
 of older journals, use `{"w": [word, start, end]}` with "t" when it is not the
-start."""
+start. A clock mark (a timer fired) is `{"k": t}`."""
 from __future__ import annotations
 
 import hashlib
@@ -38,9 +38,11 @@ def entry_hash(previous: str, body: bytes) -> str:
 
 
 def compact(entry: dict[str, Any]) -> dict[str, Any]:
-    """A recognized word, the most common line by far, in a short form:
-    {"w": [word, start, end]}, with "t" only when it is not the word's start."""
+    """A recognized word in a short form: {"w": [word, start, end]}, with "t"
+    only when it is not the word's start; a clock mark as {"k": t}."""
     event = entry.get("event")
+    if event == {"type": "tick"}:
+        return {"k": entry["t"]}
     if isinstance(event, dict) and event.get("type") == "word" and set(event) == {"type", "word", "start", "end"}:
         short: dict[str, Any] = {} if entry["t"] == event["start"] else {"t": entry["t"]}
         short["w"] = [event["word"], event["start"], event["end"]]
@@ -111,9 +113,26 @@ def _run_entries(entry: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def run_of_words(words: list[tuple[str, float, float]]) -> dict[str, Any] | list[list[Any]]:
+    """Words (a revision's final words) in the short form of a run, or as
+    [word, start, end] lists when their times are on neither grid."""
+    run = word_run([(start, {"type": "word", "word": w, "start": start, "end": end}) for w, start, end in words])
+    return run if run is not None else [list(word) for word in words]
+
+
+def words_of_run(data: Any) -> list[dict[str, Any]] | None:
+    """The word events of a run (`run_of_words`'s), or None if it is not one."""
+    if not isinstance(data, dict) or "ws" not in data:
+        return None
+    entries = _run_entries(data)
+    return None if entries[0].get("bad") else [e["event"] for e in entries]
+
+
 def _expand(entry: dict[str, Any]) -> list[dict[str, Any]]:
     if "ws" in entry:
         return _run_entries(entry)
+    if "k" in entry:
+        return [{"t": entry["k"], "event": {"type": "tick"}} if set(entry) == {"k"} else {"bad": True}]
     word = entry.get("w")
     if word is None:
         return [entry]

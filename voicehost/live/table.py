@@ -17,8 +17,8 @@ Words are heard as the rules hear them (`heard_as`): a word the speech rules
 have no use for is "[unk]" (what the grammar recognizer gives for it anyway),
 and times are kept to the centisecond. Nothing of a speech but the words the
 rules know is kept on disk, and the journal stays small: a heard word that
-changed nothing said is held and written with the next write, or after
-`GROUP_SECONDS`, or when an answer is synced. Anything the table said or
+changed nothing said is held and written with the next write, or at the end
+of an utterance once `GROUP_SECONDS` passed, or when an answer is synced. Anything the table said or
 answered is on disk before it is said."""
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ Entry = tuple[float, dict[str, Any]]
 TICK: dict[str, Any] = {"type": "tick"}
 # A heard word that changed nothing said waits at most this long (game time)
 # to be written: a crash loses at most these seconds of words nobody answered.
-GROUP_SECONDS = 10.0
+GROUP_SECONDS = 20.0
 
 
 def on_grid(t: float) -> float:
@@ -257,7 +257,9 @@ class LiveTable:
         self.tick_to(now)
         with self.lock:
             outputs = self.game.handle(heard, now)
-            self._record(now, event_to_json(heard), hold=not outputs)
+            self._record(now, event_to_json(heard), hold=True)
+            if outputs:
+                self.flush()   # on disk before it is said, in the same run as the words before it
         self._emit(outputs)
         return outputs
 
@@ -279,13 +281,16 @@ class LiveTable:
             game, entries, outputs = revision.revise(self.game.rules, self._mark, self.entries, places, heard, now)
             # Nothing said changed and every input since the mark is a word still
             # held: the journal gets the final words instead, as if heard so.
-            absorbed = not outputs and self._mark is not None and self._held == len(self.entries) - start
+            since = len(self.entries) - start
+            absorbed = not outputs and self._mark is not None and self._held >= since
             self._mark = None
             self.game = game
             self.entries[:] = entries
             if self.journal is not None and absorbed:
-                self.journal.replace_held(self._held, entries[start:])
-                self._held = len(entries) - start
+                self.journal.replace_held(since, entries[start:])
+                self._held += len(entries) - start - since
+                if self._held_since is not None and game.now - self._held_since >= GROUP_SECONDS:
+                    self.flush()  # at the end of an utterance, so the next one can still be replaced
             elif self.journal is not None:
                 self.journal.write(game.now, revision.revise_json(start, places, heard))
                 self._wrote()
@@ -309,8 +314,8 @@ class LiveTable:
         if self.failure is not None or self.game.phase is Phase.SETUP:
             return []
         outputs = self.tick_to(on_grid(self.clock.now() - self.lag))
-        if self._held_since is not None and self.game.now - self._held_since >= GROUP_SECONDS:
-            self.flush()
+        if self._held_since is not None and self.game.now - self._held_since >= 3 * GROUP_SECONDS:
+            self.flush()  # words that never got a final result (the recognizer is stuck, or gone)
         return outputs
 
     def tick_to(self, now: float) -> list[Output]:

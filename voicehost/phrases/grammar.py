@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
@@ -17,9 +17,11 @@ from voicehost.tomlio import read_inherited
 
 _EDGE_PUNCT = re.compile(r"^[^\w%№']+|[^\w%№']+$")
 # Digits, "№7", and digits with an ordinal ending as people type them ("7-го", "7й").
+MEMO_WORDS = 20_000   # distinct words remembered per grammar
 _NUMBERED = re.compile(r"^№?([0-9]+)(?:-?(?:й|я|е|го|му|м|ой|ую|ый|ого|ому|ым|ом|ая|ое|ые|ых|ю))?$")
 
 
+@lru_cache(maxsize=8192)
 def normalize(word: str) -> str:
     """Lower case, "ё" as "е", typographic apostrophe as "'", edge punctuation off."""
     word = word.lower().replace("ё", "е").replace("’", "'").replace("ʼ", "'")
@@ -73,6 +75,9 @@ class Grammar:
     question_window: int
     forbidden: tuple[ForbiddenRule, ...]
     numbers: dict[str, int]
+    # What a word is to the rules, worked out once per word (a replay hears thousands of "[unk]").
+    _kinds: dict[str, Kind] = field(default_factory=dict, compare=False, repr=False)
+    _forbidden: dict[str, ForbiddenRule | None] = field(default_factory=dict, compare=False, repr=False)
 
     def number(self, word: str) -> int | None:
         """The seat number a word names: 1..10, 0 for any other number, None if none."""
@@ -88,6 +93,14 @@ class Grammar:
 
     def kind(self, word: str) -> Kind:
         """Classify a normalised word; the trigger and the number are never fuzzy."""
+        known = self._kinds.get(word)
+        if known is None:
+            known = self._kind(word)
+            if len(self._kinds) < MEMO_WORDS:
+                self._kinds[word] = known
+        return known
+
+    def _kind(self, word: str) -> Kind:
         if word == self.trigger:
             return Kind.TRIGGER
         if word in self.wrong_forms:
@@ -118,10 +131,12 @@ class Grammar:
                 or any(text in phrase.split() for rule in self.forbidden for phrase in rule.phrases))
 
     def forbidden_rule(self, word: str) -> ForbiddenRule | None:
-        for rule in self.forbidden:
-            if rule.matches(word):
-                return rule
-        return None
+        if word in self._forbidden:
+            return self._forbidden[word]
+        found = next((rule for rule in self.forbidden if rule.matches(word)), None)
+        if len(self._forbidden) < MEMO_WORDS:
+            self._forbidden[word] = found
+        return found
 
     def forbidden_phrase(self, previous: str, word: str) -> ForbiddenRule | None:
         """A two-word phrase ("честное слово") ending with `word`."""

@@ -24,9 +24,11 @@ class Word:
         return {"word": self.word, "start": self.start, "end": self.end}
 
 
-def _number(value: Any, what: str) -> float:
+def _number(value: Any, where: str, text: str, name: str) -> float:
+    if type(value) is float and math.isfinite(value) or type(value) is int:
+        return float(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InputError(f"{what} must be a number of seconds, got {json.dumps(value)}")
+        raise InputError(f"{where} '{text}': {name} must be a number of seconds, got {json.dumps(value)}")
     return float(value)
 
 
@@ -36,12 +38,12 @@ def parse_word(item: Any, where: str = "word") -> Word:
     text = item.get("word")
     if not isinstance(text, str) or not text.strip():
         raise InputError(f"{where} has no 'word' text")
-    start = _number(item.get("start"), f"{where} '{text}': start")
-    end = _number(item.get("end"), f"{where} '{text}': end")
+    start = _number(item.get("start"), where, text, "start")
+    end = _number(item.get("end"), where, text, "end")
     if start < 0 or end < start:
         raise InputError(f"{where} '{text}': needs 0 <= start <= end, got {start}..{end}")
     conf = item.get("conf", 1.0)
-    conf = _number(conf, f"{where} '{text}': conf") if conf is not None else 1.0
+    conf = _number(conf, where, text, "conf") if conf is not None else 1.0
     return Word(text.strip(), start, end, conf)
 
 
