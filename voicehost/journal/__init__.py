@@ -1,6 +1,8 @@
 """The journal: every input the moderator receives, with its time, one JSON
-object per line. Replaying it rebuilds the identical game; the live loop
-writes it with an fsync per input so a crash loses nothing.
+object per line (heard words in runs, see lines.py). Replaying it rebuilds
+the identical game; the live loop writes it with an fsync per write, and
+writes whatever the table answers before it answers, so a crash loses at
+most heard words nobody was answered on (writer.py `Journal.hold`).
 
 Each line carries "h", a short hash of the previous line's hash and its own
 content (the header starts the chain), so an edited, dropped or inserted line
