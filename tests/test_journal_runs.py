@@ -328,3 +328,33 @@ def test_a_version_3_journal_with_a_revision_still_replays(tmp_path):
     path.write_bytes(data)
     game, _, _ = replay_entries(path)
     assert game.today == [8]
+
+
+def test_a_version_3_journal_resumed_goes_on_with_named_revisions(tmp_path):
+    from voicehost.live.table import open_table
+
+    path = tmp_path / "v3.jsonl"
+    entries = [
+        {"journal": 3, "ruleset": RULES.name, "rules": RULES.to_json()},
+        {"t": 0.0, "event": {"type": "setup", "roles": ROLES}},
+        {"t": 30.0, "event": {"type": "tick"}},
+        {"w": ["я", 31.0, 31.5]},
+        {"t": 32.0, "event": {"type": "revise", "old": [word("я", 31.0, 31.5)], "new": [word("мне", 31.0, 31.4)]}},
+    ]
+    previous, data = "", b""
+    for entry in entries:
+        line, previous = encode_line(previous, entry)
+        data += line
+    path.write_bytes(data)
+    game, writer, accepted, _ = open_table(RULES, path, resume=True)
+    clock = AudioClock()
+    clock.skip_to(game.now)
+    live = LiveTable(game, clock, journal=writer, entries=accepted)
+    t = game.now + 1.0
+    partial = words(t, "выставляю", "семь")
+    assert [live.game.book.render(o) for o in live.hear(partial)] == ["Принят номер 7"]
+    live.hear([Revision(partial, words(t, "выставляю", "восемь"))])
+    played = live.game
+    live.close()
+    game, _, _ = replay_entries(path)
+    assert game.today == [8] and snapshot(game) == snapshot(played)

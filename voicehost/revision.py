@@ -157,57 +157,60 @@ class ReplayRevisions:
     """The journal replay's side of revisions: it takes the mark where the
     live table took it, and applies `revise` entries.
 
-    A version 4 journal says where each mark stood (a revision's "from"):
-    `starts` are those counts, in order, and the game is copied when the
-    accepted inputs reach the next of them. Version 3 journals had no "from":
-    the mark is before the first word after a revision or an undo."""
+    A revise entry of version 4 says where its mark stood ("from"): `starts`
+    are those counts, in order, and the game is copied when the accepted
+    inputs reach the next of them. Revise entries of version 3 had no "from":
+    their mark is before the first word after a revision or an undo, taken
+    only when the journal has such entries (`legacy`; a version 3 journal
+    resumed by this voicehost goes on with version 4 entries)."""
 
-    def __init__(self, rules: RuleOptions, path: Path, starts: list[int] | None = None) -> None:
+    def __init__(self, rules: RuleOptions, path: Path, events: list[Any]) -> None:
         self.rules = rules
         self.path = path
-        self.starts = starts          # None: a version 3 journal
-        self.mark: Mark | None = None
-
-    @staticmethod
-    def declared(events: list[dict[str, Any]]) -> list[int]:
-        """The marks a version 4 journal's revisions name, in order."""
-        return [e["from"] for e in events
-                if isinstance(e, dict) and e.get("type") == "revise" and type(e.get("from")) is int]
+        revisions = [e for e in events if isinstance(e, dict) and e.get("type") == "revise"]
+        self.starts = [e["from"] for e in revisions if type(e.get("from")) is int]
+        self.legacy = any("from" not in e for e in revisions)
+        self.mark: Mark | None = None          # for the next revision that names its mark
+        self.legacy_mark: Mark | None = None   # for the next one that does not
 
     def see(self, number: int, t: float, event: dict[str, Any], game: Moderator,
             entries: list[Entry]) -> tuple[Moderator, list[Entry]] | None:
         """Called before each entry is replayed. Returns the revised game and
         entries for a `revise` entry (which is then done), else None."""
         kind = event.get("type")
-        if self.starts is None:
+        if self.legacy:
             if kind == "undo":
-                self.mark = None
-            elif kind == "word" and self.mark is None:
-                self.mark = mark(game, entries)
-        elif self.starts and len(entries) == self.starts[0] and kind != "revise":
+                self.legacy_mark = None
+            elif kind == "word" and self.legacy_mark is None:
+                self.legacy_mark = mark(game, entries)
+        if self.starts and len(entries) == self.starts[0] and kind != "revise":
             self.mark = mark(game, entries)   # the live table's mark: before the input at this count
         if kind != "revise":
             return None
+        named = "from" in event
         try:
-            new, places = self._read(event, entries)
+            new, places = self._read(event, entries) if named else self._read_legacy(event, entries)
         except (KeyError, TypeError, VoicehostError) as exc:
             raise JournalError(f"{self.path}:{number}: not a revision ({' '.join(str(exc).split())})") from None
-        if self.starts is not None:
+        if named:
             if self.mark is None or self.mark.index != event["from"]:
                 if len(entries) != event["from"]:
                     raise JournalError(f"{self.path}:{number}: not a revision (its mark is not where it says)")
                 self.mark = mark(game, entries)
             if self.starts:
                 self.starts.pop(0)
-        game, entries, _ = revise(self.rules, self.mark, entries, places, new, t, say=False)
-        self.mark = None
+        at = self.mark if named else self.legacy_mark
+        game, entries, _ = revise(self.rules, at, entries, places, new, t, say=False)
+        self.mark = self.legacy_mark = None
         return game, entries
 
+    def _read_legacy(self, event: dict[str, Any], entries: list[Entry]) -> tuple[list[Word], list[int]]:
+        """Version 3: both word lists, the provisional words found after the mark."""
+        old = parse_words(event["old"], "old")
+        start = self.legacy_mark.index if self.legacy_mark is not None else 0
+        return parse_words(event["new"], "new"), find_places(entries, start, old)
+
     def _read(self, event: dict[str, Any], entries: list[Entry]) -> tuple[list[Word], list[int]]:
-        if self.starts is None:  # version 3: both word lists
-            old = parse_words(event["old"], "old")
-            start = self.mark.index if self.mark is not None else 0
-            return parse_words(event["new"], "new"), find_places(entries, start, old)
         from voicehost.journal.lines import words_of_run
 
         start, offsets, items = event["from"], event["old"], event["new"]

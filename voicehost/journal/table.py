@@ -134,9 +134,7 @@ def replay_scan(scan: Scan) -> tuple[Moderator, list[Output], list[tuple[float, 
     game = new_game(rules)
     outputs: list[Output] = []
     entries: list[tuple[float, dict[str, Any]]] = []
-    version_3 = scan.header.get("journal") == 3
-    revisions = ReplayRevisions(rules, path, None if version_3 else
-                                ReplayRevisions.declared([e.get("event") or {} for _, e in scan.entries]))
+    revisions = ReplayRevisions(rules, path, [e.get("event") for _, e in scan.entries])
     for number, raw in scan.entries:
         t, event = checked_entry(number, raw, path)
         revised = revisions.see(number, t, event, game, entries)  # a `revise` entry (voicehost.revision)
