@@ -20,7 +20,7 @@ from voicehost.live.speaking import OPEN_EXPLANATIONS, OPEN_LINES, fixed_phrases
 from voicehost.live.texts import live_texts
 from voicehost.phrases.words import Word
 from voicehost.rules import rules_for
-from voicehost.tts import Speaker
+from voicehost.tts import Speaker, VoiceError
 
 SCRIPTS = sorted(GAMES.glob("*.jsonl"))
 ROLES = {"1": "citizen", "2": "mafia", "3": "citizen", "4": "don", "5": "citizen", "6": "sheriff",
@@ -154,3 +154,29 @@ def test_a_second_start_renders_nothing(tmp_path):
     assert second.wait(10)
     assert second.spoken[0].cached and second.voice.asked == []
     second.close()
+
+
+def test_the_heap_is_trimmed_after_a_synthesized_line_not_after_a_cached_one(monkeypatch):
+    """glibc keeps what a synthesis freed (tools/bench_piper.py: +340 MB over
+    50 long sentences without a trim): the speaker gives it back after each
+    line it had to synthesize, even one whose voice failed."""
+    import voicehost.asr
+
+    trims = []
+    monkeypatch.setattr(voicehost.asr, "malloc_trim", lambda: trims.append(1))
+    voice = CountingVoice()
+    speaker = Speaker(voice, ListSink(), None, lambda: 0.0)
+    speaker.cache["Спасибо"] = Clip(b"\0\0" * 160, 16000)
+    speaker.say("Спасибо")
+    assert speaker.wait(10) and trims == []
+    speaker.say("Выставлены игроки номер 1, 2, 3")
+    assert speaker.wait(10) and trims == [1] and voice.asked == ["Выставлены игроки номер 1, 2, 3"]
+
+    def broken(text):
+        raise VoiceError("the voice failed (a fake failure)")
+        yield
+
+    voice.synthesize = broken
+    speaker.say("Выставлены игроки номер 4, 5")
+    assert speaker.wait(10) and trims == [1, 1]
+    speaker.close()

@@ -284,11 +284,25 @@ class Speaker:
         if sink is None or self.voice is None or isinstance(sink, NullSink):
             return
         cached = self.clip_for(item.text)
-        clips = iter([cached]) if cached is not None else self.voice.synthesize(item.text)
+        if cached is not None:
+            self._play_clips(item, sink, iter([cached]), cached=True)
+            return
+        try:
+            self._play_clips(item, sink, self.voice.synthesize(item.text), cached=False)
+        finally:
+            # Even with onnxruntime's arena off, glibc keeps what a synthesis
+            # freed: 50 long sentences grew the process by 340 MB
+            # (tools/bench_piper.py); trimmed after each, it stays at one
+            # sentence's worth.
+            from voicehost.asr import malloc_trim
+
+            malloc_trim()
+
+    def _play_clips(self, item: _Item, sink: Sink, clips: Iterator[Clip], *, cached: bool) -> None:
         record: Spoken | None = None
         for clip in clips:
             if record is None:
-                record = Spoken(item.text, item.private, self._start(item), 0.0, cached is not None,
+                record = Spoken(item.text, item.private, self._start(item), 0.0, cached,
                                 time.perf_counter() - item.decided)
                 self.spoken.append(record)
             record.seconds += clip.seconds
