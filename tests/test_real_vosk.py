@@ -174,3 +174,36 @@ def test_low_latency_view_leaves_the_model_alone(tmp_path, speech):
     model = load_model(KO_MODEL, low_latency_cache=tmp_path)
     words = [w for _, w in stream(VoskRecognizer(model), speech)]
     assert len(words) >= 5
+
+
+def test_auto_mode_on_a_model_without_unk_listens_openly_and_hears_the_fixture(caplog):
+    """`[asr] mode = "auto"` (the default) with the Korean model, which has no
+    [unk]: the table gets the open recognizer, says so in the log, and still
+    hears the committed fixture. The open recognizer's words vary a little
+    from one recognizer to the next over the same model, so the check is on
+    what holds every time: each nomination starts with its trigger, most are
+    heard exactly, and words outside the grammar come through."""
+    from tests.realparts import ko_live_model
+    from tools.latency_fixture import FIXTURE, STAND_INS, load_transcript
+    from voicehost.audio import WavFileSource
+    from voicehost.config import AsrSettings
+    from voicehost.live.listening import listening_recognizer
+
+    with caplog.at_level("INFO", logger="voicehost.live.listening"):
+        recognizer = listening_recognizer(ko_live_model(), AsrSettings(mode="auto"),
+                                          grammar_phrases(load_grammar("ru")))
+    assert recognizer.phrases is None and not recognizer.knows("[unk]")
+    assert "open-vocabulary recognizer" in caplog.text and "no [unk]" in caplog.text
+    items = []
+    for chunk in WavFileSource(FIXTURE, 0.04).chunks():
+        items += recognizer.accept(chunk)
+    items += recognizer.finish()
+    recognizer.close()
+    words = plain_words(items)
+    measured = [u for u in load_transcript()["utterances"] if u["kind"] != "lead-in"]
+    heard = [[w.word for w in words if u["words"][0]["start"] - 0.3 <= w.start <= u["words"][-1]["end"] + 0.3]
+             for u in measured]
+    assert all(got[:1] == ["라디오"] for got in heard), heard
+    exact = sum(" ".join(got) == u["text"] for got, u in zip(heard, measured, strict=True))
+    assert exact >= len(measured) // 3, heard
+    assert {w.word for w in words} - set(STAND_INS), "an open recognizer hears more than the grammar"

@@ -27,7 +27,7 @@ import hashlib
 import json
 import logging
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -74,14 +74,52 @@ class Recognizer(Protocol):
 
 
 def grammar_phrases(grammar: Grammar) -> list[str]:
-    """The phrase list for grammar-limited mode: every word the rules listen for."""
+    """The phrase list for grammar-limited mode: every whole word the rules
+    react to in speech. Forbidden words matched by a prefix or a part of a word
+    ("честн…") have too many forms to list; only the open recognizer hears them."""
     words = {grammar.trigger, *grammar.wrong_forms, *grammar.fillers, *grammar.thanks, *grammar.passes,
-             *grammar.numbers}
-    words |= {w for w in grammar.question_address + grammar.question_subject if len(w) > 3}
+             *grammar.numbers, *grammar.question_words}
     for rule in grammar.forbidden:
         words |= set(rule.words)
+        for phrase in rule.phrases:
+            words |= set(phrase.split())
     words.discard("№")
     return sorted(words)
+
+
+MODES = ("auto", "grammar", "open")
+
+
+@dataclass(frozen=True)
+class Listening:
+    """Which recognizer the table listens with, and why (for the log)."""
+
+    grammar: bool
+    why: str
+
+    @property
+    def name(self) -> str:
+        return "the grammar recognizer (the rule words and [unk])" if self.grammar else \
+            "the open-vocabulary recognizer"
+
+
+def choose_listening(mode: str, knows: Callable[[str], bool]) -> Listening:
+    """The recognizer for `[asr] mode`: "auto" takes the grammar when the
+    model can say that a sound is none of its words ([unk]); without [unk]
+    every cough would come out as the nearest rule word, so it listens openly.
+    "grammar" and "open" are the host's own choice and are kept."""
+    if mode not in MODES:
+        raise AsrError(f"[asr] mode must be one of {', '.join(MODES)}, got {mode!r}")
+    unk = knows("[unk]")
+    if mode == "open":
+        return Listening(False, "[asr] mode is open")
+    if mode == "grammar":
+        return Listening(True, "[asr] mode is grammar" + ("" if unk else
+                         "; the model has no [unk], so any sound may be heard as a rule word"))
+    if unk:
+        return Listening(True, "[asr] mode is auto and the model has [unk] for every other sound")
+    return Listening(False, "[asr] mode is auto and the model has no [unk]: a grammar would hear "
+                            "every sound as a rule word")
 
 
 def model_problem(model_dir: Path) -> str | None:
@@ -194,6 +232,12 @@ class PartialCommitter:
         return [Revision(tuple(taken), tuple(words))]
 
 
+def model_knows(model: Any, word: str) -> bool:
+    """Whether a loaded Vosk model's vocabulary has `word`."""
+    found: int = model.vosk_model_find_word(word)
+    return found >= 0
+
+
 def malloc_trim() -> None:
     """Give freed recognizer memory back to the system (glibc keeps it otherwise)."""
     try:
@@ -209,8 +253,9 @@ class VoskRecognizer:
     With `phrases`, a grammar recognizer: only those words (and `[unk]` for
     anything else) can be heard; it decodes at a few per cent of real time and
     takes tens of MB where an open one takes ~200. A model without `[unk]`
-    gets an open recognizer instead, unless `force_grammar` (a benchmark
-    whose audio holds only grammar words)."""
+    gets an open recognizer instead, unless `force_grammar` (the host chose
+    `[asr] mode = "grammar"`, or a benchmark whose audio holds only grammar
+    words); `choose_listening` is where the table decides."""
 
     def __init__(self, model: Any, *, phrases: list[str] | None = None,
                  stable_seconds: float = 0.1, force_grammar: bool = False) -> None:
@@ -241,8 +286,7 @@ class VoskRecognizer:
         return self._committer.pending
 
     def knows(self, word: str) -> bool:
-        found: int = self.model.vosk_model_find_word(word)
-        return found >= 0
+        return model_knows(self.model, word)
 
     def missing(self, words: Iterable[str]) -> list[str]:
         """Words the model's vocabulary lacks: those can never be recognized."""

@@ -30,7 +30,7 @@ class AudioSettings:
 @dataclass(frozen=True)
 class AsrSettings:
     model: str = "models/vosk-model-small-ru-0.22"
-    mode: str = "open"            # open | grammar
+    mode: str = "auto"            # auto | grammar | open (voicehost.asr.choose_listening)
     stable_ms: int = 100          # take a word from the text partial once stable this long
     listen_lag: float = 1.0       # the game clock runs this far behind the microphone
     low_latency: bool = True      # load the model with a short partial-lattice delay
@@ -74,7 +74,7 @@ class Config:
 
 
 SECTIONS = {"audio": AudioSettings, "asr": AsrSettings, "tts": TtsSettings, "web": WebSettings}
-CHOICES = {("asr", "mode"): ("open", "grammar")}
+CHOICES = {("asr", "mode"): ("auto", "grammar", "open")}
 # (section, key): (lowest, highest) for numbers
 RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("web", "port"): (0, 65535),

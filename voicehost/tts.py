@@ -120,17 +120,33 @@ def render(voice: Voice, text: str) -> Clip:
     return Clip(b"".join(c.pcm for c in clips), rate)
 
 
-def _cached_render(voice: Voice, text: str, folder: Path | None) -> Clip:
+def _cache_path(voice: Voice, text: str, folder: Path) -> Path:
+    key = hashlib.sha256(f"{voice.name}\n{text}".encode()).hexdigest()[:24]
+    return folder / f"{key}.wav"
+
+
+def _read_clip(path: Path) -> Clip | None:
+    try:
+        with wave.open(str(path), "rb") as reader:
+            return Clip(reader.readframes(reader.getnframes()), reader.getframerate())
+    except (OSError, wave.Error, EOFError):
+        return None
+
+
+def _cached_render(voice: Voice, text: str, folder: Path | None, *, read: bool = True) -> Clip | None:
+    """The clip of `text`, from `folder` when it was rendered before, else
+    rendered (and written there). With `read` False a clip already on disk is
+    not read back (None)."""
     if folder is None:
         return render(voice, text)
-    key = hashlib.sha256(f"{voice.name}\n{text}".encode()).hexdigest()[:24]
-    path = folder / f"{key}.wav"
+    path = _cache_path(voice, text, folder)
     if path.is_file():
-        try:
-            with wave.open(str(path), "rb") as reader:
-                return Clip(reader.readframes(reader.getnframes()), reader.getframerate())
-        except (wave.Error, EOFError):
-            path.unlink(missing_ok=True)
+        if not read:
+            return None
+        clip = _read_clip(path)
+        if clip is not None:
+            return clip
+        path.unlink(missing_ok=True)
     clip = render(voice, text)
     folder.mkdir(parents=True, exist_ok=True)
     part = path.with_suffix(".part")
@@ -182,6 +198,7 @@ class Speaker:
         self.clock = clock
         self.tail = tail
         self.cache: dict[str, Clip] = {}
+        self.on_disk: dict[str, Path] = {}  # prerendered, read when said
         self.spoken: list[Spoken] = []
         self._queue: queue.Queue[_Item | None] = queue.Queue()
         self._idle = threading.Event()
@@ -189,18 +206,42 @@ class Speaker:
         self._thread = threading.Thread(target=self._run, name="speaker", daemon=True)
         self._thread.start()
 
-    def prerender(self, texts: Iterable[str], folder: Path | None = None) -> int:
+    def prerender(self, texts: Iterable[str], folder: Path | None = None, *, keep: bool = True) -> int:
         """Render the fixed announcements once; with `folder`, keep them on disk
-        across evenings (keyed by voice and text)."""
+        across evenings (keyed by voice and text). With `keep` False (and a
+        folder) the clips stay on disk only and are read when said: a line said
+        once a game costs no memory, and still no synthesis."""
         if self.voice is None:
             return 0
         for text in texts:
-            if text not in self.cache:
-                self.cache[text] = _cached_render(self.voice, text, folder)
+            if text in self.cache or text in self.on_disk:
+                continue
+            if keep or folder is None:
+                clip = _cached_render(self.voice, text, folder)
+                assert clip is not None
+                self.cache[text] = clip
+            else:
+                _cached_render(self.voice, text, folder, read=False)
+                self.on_disk[text] = _cache_path(self.voice, text, folder)
         from voicehost.asr import malloc_trim
 
-        malloc_trim()  # synthesis buffers (100+ MB for a sentence) go back to the system
-        return len(self.cache)
+        malloc_trim()  # synthesis buffers go back to the system
+        return len(self.cache) + len(self.on_disk)
+
+    def uncached(self, texts: Iterable[str], folder: Path | None) -> int:
+        """How many of `texts` `prerender` would have to synthesize now."""
+        if self.voice is None:
+            return 0
+        voice = self.voice
+        return sum(1 for text in dict.fromkeys(texts) if text not in self.cache and
+                   (folder is None or not _cache_path(voice, text, folder).is_file()))
+
+    def clip_for(self, text: str) -> Clip | None:
+        """A prerendered clip of `text` (from memory or from disk), or None."""
+        cached = self.cache.get(text)
+        if cached is None and text in self.on_disk:
+            cached = _read_clip(self.on_disk[text])
+        return cached
 
     def say(self, text: str, *, private: bool = False, at: float | None = None) -> None:
         if private and self.earpiece is None:
@@ -242,12 +283,26 @@ class Speaker:
         sink = self.earpiece if item.private else self.table
         if sink is None or self.voice is None or isinstance(sink, NullSink):
             return
-        cached = self.cache.get(item.text)
-        clips = iter([cached]) if cached is not None else self.voice.synthesize(item.text)
+        cached = self.clip_for(item.text)
+        if cached is not None:
+            self._play_clips(item, sink, iter([cached]), cached=True)
+            return
+        try:
+            self._play_clips(item, sink, self.voice.synthesize(item.text), cached=False)
+        finally:
+            # Even with onnxruntime's arena off, glibc keeps what a synthesis
+            # freed: 50 long sentences grew the process by 340 MB
+            # (tools/bench_piper.py); trimmed after each, it stays at one
+            # sentence's worth.
+            from voicehost.asr import malloc_trim
+
+            malloc_trim()
+
+    def _play_clips(self, item: _Item, sink: Sink, clips: Iterator[Clip], *, cached: bool) -> None:
         record: Spoken | None = None
         for clip in clips:
             if record is None:
-                record = Spoken(item.text, item.private, self._start(item), 0.0, cached is not None,
+                record = Spoken(item.text, item.private, self._start(item), 0.0, cached,
                                 time.perf_counter() - item.decided)
                 self.spoken.append(record)
             record.seconds += clip.seconds

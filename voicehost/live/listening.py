@@ -10,11 +10,20 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
-from voicehost.asr import AsrError, Recognizer, VoskRecognizer, grammar_phrases, load_model, model_problem
+from voicehost.asr import (
+    AsrError,
+    Recognizer,
+    VoskRecognizer,
+    choose_listening,
+    grammar_phrases,
+    load_model,
+    model_knows,
+    model_problem,
+)
 from voicehost.audio import Clip, Source
-from voicehost.config import Config
+from voicehost.config import AsrSettings, Config
 from voicehost.errors import InputError, VoicehostError
 from voicehost.game.events import Event, parse_event
 from voicehost.live.clock import AudioClock, GameClock
@@ -98,6 +107,9 @@ async def play_recording(live: LiveTable, source: Source, recognizer: Recognizer
 
 
 def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecognizer:
+    """The recognizer `run` and `train` listen with: the model loaded once,
+    the recognizer `[asr] mode` picks, warmed up; the host is told which rule
+    words the model can never hear."""
     model_dir = config.path(config.asr.model)
     problem = model_problem(model_dir)
     if problem:
@@ -108,14 +120,21 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
     from voicehost.phrases.grammar import load_grammar
 
     phrases = grammar_phrases(load_grammar(rules.grammar))
-    recognizer = VoskRecognizer(model, phrases=phrases if config.asr.mode == "grammar" else None,
-                                stable_seconds=config.asr.stable_ms / 1000)
+    recognizer = listening_recognizer(model, config.asr, phrases)
     recognizer.warm_up()  # the first utterance is not the one that pays for the decoder's start-up
     missing = recognizer.missing(phrases)
     if missing:
         words = ", ".join(missing[:12]) + (" …" if len(missing) > 12 else "")
         out.write(live_texts(rules.phrasebook).text("model_missing_words", count=len(missing), words=words) + "\n")
     return recognizer
+
+
+def listening_recognizer(model: Any, settings: AsrSettings, phrases: list[str]) -> VoskRecognizer:
+    """A recognizer over a loaded model as `[asr] mode` picks it (`choose_listening`), said in the log."""
+    choice = choose_listening(settings.mode, lambda word: model_knows(model, word))
+    log.info("listening with %s: %s", choice.name, choice.why)
+    return VoskRecognizer(model, phrases=phrases if choice.grammar else None,
+                          stable_seconds=settings.stable_ms / 1000, force_grammar=choice.grammar)
 
 
 def chunks_of(clip: Clip, seconds: float = 0.1) -> Iterator[bytes]:

@@ -11,7 +11,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -112,9 +112,17 @@ def build(config: Config, rules: RuleOptions, options: RunOptions, clock: Clock,
     if voice is not None and table_sink is not None:
         speaker = supervised_speaker(voice, table_sink, earpiece, clock, lag=lag, tail=config.tts.echo_tail,
                                      realtime=isinstance(clock, GameClock))
-        prerender(speaker, game, config.path("models/.phrase-cache"))
+        prerender(speaker, game, config.path("models/.phrase-cache"), tell=_tell_prerendering(rules, options))
     live = LiveTable(game, clock, speaker, journal=writer, entries=entries, lag=lag)
     return live, options.resume is not None
+
+
+def _tell_prerendering(rules: RuleOptions, options: RunOptions) -> Callable[[int], None]:
+    """The first start with a voice renders every fixed line: the host is told why it takes a while."""
+    def tell(count: int) -> None:
+        options.out.write(live_texts(rules.phrasebook).text("prerendering", count=count) + "\n")
+        options.out.flush()
+    return tell
 
 
 def _deal_from_options(live: LiveTable, options: RunOptions) -> None:

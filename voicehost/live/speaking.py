@@ -4,13 +4,20 @@ heard words are, so its own voice is recognised as an echo."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+from voicehost import revision
 from voicehost.audio import AudioError, Clip, Sink
 from voicehost.errors import VoicehostError
+from voicehost.game import narration
+from voicehost.game.model import Output, OutputKind
 from voicehost.game.moderator import Moderator
 from voicehost.live.clock import Clock
+from voicehost.live.texts import live_texts
+from voicehost.phrasebook import verdict_values
+from voicehost.phrases.listener import Nomination, Reason
 from voicehost.tts import Speaker, Voice, VoiceError
 
 log = logging.getLogger(__name__)
@@ -68,21 +75,112 @@ def supervised_speaker(voice: Voice, table: Sink, earpiece: Sink | None, clock: 
                    lambda: clock.now() - lag, tail=tail, realtime=realtime)
 
 
+# Keys whose values are open-ended (lists of seats, a pause in seconds, any
+# word): their lines are synthesized when said. Every other line the table can
+# say is rendered at start-up (`fixed_phrases`, `rare_phrases`).
+OPEN_LINES = frozenset({"host_answer", "vote_nominees", "revote_nominees", "tie", "lift_yes", "best_move",
+                        "city_candidates", "day_begins"})
+OPEN_EXPLANATIONS = frozenset({"pause_too_long", "extra_words"})
+
+
+def _say(key: str, private: bool = False, **values: Any) -> Output:
+    return Output(0.0, OutputKind.SAY, key, private, dict(values))
+
+
+def _answers(game: Moderator) -> list[Output]:
+    """What a speaker's words make the table say at once, where the values are
+    few: the confirmation, the next floor after "спасибо"/"пас", and (with
+    explain_rejections) the finite reasons a nomination is refused."""
+    rules, seats = game.rules, range(1, game.max_seat + 1)
+    out: list[Output] = []
+    if rules.confirm_nominations:
+        extra: dict[str, Any] = {"phrase": rules.confirmation} if rules.confirmation else {}
+        out += [_say("accepted", seat=seat, **extra) for seat in seats]
+    out += [_say(key, seat=seat) for key in narration.FLOOR_INTRO.values() for seat in seats]
+    if rules.explain_rejections:
+        refused = [Nomination(seat, False, 0.0, reason) for reason in (Reason.NOT_ALIVE, Reason.ALREADY_NOMINATED)
+                   for seat in seats]
+        refused.append(Nomination(1, False, 0.0, Reason.SECOND_NOMINATION))
+        refused += [Nomination(1, False, 0.0, Reason.WRONG_FORM, form) for form in sorted(game.grammar.wrong_forms)]
+        if rules.required_fillers:
+            refused.append(Nomination(1, False, 0.0, Reason.WRONG_FORM))
+        for event in refused:
+            key, values = verdict_values(event, rules)
+            out.append(Output(0.0, OutputKind.SAY, event.reason or "", False, {"explain": key, **values}))
+    return out
+
+
+def corrections(game: Moderator) -> list[str]:
+    """The corrections a revision can say about those answers, built as the
+    table builds them (voicehost.revision.correction): each answer made by the
+    final result, and each confirmation it takes back."""
+    texts = []
+    for answer in _answers(game):
+        made = revision.correction(game, [], [answer], 0.0)
+        gone = revision.correction(game, [answer], [], 0.0)
+        texts += [game.book.render(o) for o in made + gone]
+    return texts
+
+
 def fixed_phrases(game: Moderator) -> list[str]:
-    """Every announcement whose text is known before the game: rendered at start-up."""
+    """The frequent announcements and the answers to a speaker's words (and
+    their corrections): rendered at start-up and kept in memory."""
     book = game.book
-    texts = [text for text in book.say.values() if "{" not in text]
+    texts = [text for key, text in book.say.items() if "{" not in text and not key.startswith("export_")]
     seats = range(1, game.max_seat + 1)
-    for key in ("floor_speech", "floor_tie", "floor_last_word", "vote_question", "leaves", "killed",
-                "number"):
+    for key in ("vote_question", "leaves", "killed", "number"):
         texts += [book.text(key, seat=seat) for seat in seats]
-    if game.rules.confirm_nominations:
-        texts += [book.confirmation(s, game.rules.confirmation) for s in seats]
+    texts += [book.render(o) for o in _answers(game)]
+    texts += corrections(game)
     return list(dict.fromkeys(texts))
 
 
-def prerender(speaker: Speaker, game: Moderator, folder: Path) -> None:
+def _rare(game: Moderator) -> list[Output]:
+    rules, seats = game.rules, range(1, game.max_seat + 1)
+    counts = range(game.max_seat + 1)
+    out = [_say("foul", seat=seat, count=count) for seat in seats for count in (1, 2)]
+    out += [_say("unfoul", seat=seat, count=count) for seat in seats for count in range(4)]
+    out += [_say("vote_count", seat=seat, count=count) for seat in seats for count in counts]
+    out += [_say("lift_count", count=count) for count in counts]
+    if rules.silence == "skip":
+        out += [_say("silenced_skips", seat=seat) for seat in seats]
+    else:
+        out += [_say("silenced_speaks", seat=seat, seconds=seconds) for seat in seats
+                for seconds in sorted({rules.silenced_speech_seconds, rules.silenced_speech_seconds_few})]
+    for key in ("third_foul", "removed_fouls", "disqualified", "left_table", "single_day_one", "single_nominee",
+                "best_player", "worst_player"):
+        out += [_say(key, seat=seat) for seat in seats]
+    for key in ("don_yes", "don_no", "sheriff_black", "sheriff_red"):
+        out += [_say(key, True, seat=seat) for seat in seats]
+    if rules.game == "city":
+        cards = list(game.book.cards.values())
+        out += [_say(key, key == "commissar_answer", seat=seat, card=card)
+                for key in ("commissar_answer", "city_died", "city_leaves") for seat in seats for card in cards]
+    return out
+
+
+def rare_phrases(game: Moderator) -> list[str]:
+    """Every other line the table can say whose values are few (a foul, a vote
+    count, a removal, a night answer, the journal alarm): rendered at start-up
+    and kept on disk, so no line but the open-ended ones (`OPEN_LINES`) needs
+    the voice during the game."""
+    texts = [game.book.render(o) for o in _rare(game)]
+    texts.append(live_texts(game.rules.phrasebook).text("journal_failed_say"))
+    hot = set(fixed_phrases(game))
+    return [text for text in dict.fromkeys(texts) if text not in hot]
+
+
+def prerender(speaker: Speaker, game: Moderator, folder: Path, tell: Callable[[int], None] | None = None) -> None:
+    """Every line with few values, rendered once per voice into `folder`:
+    the frequent ones and the answers to words kept in memory, the rest read
+    from disk when said. `tell` hears how many must be synthesized now (only
+    the first start with a voice takes long)."""
+    hot, rare = fixed_phrases(game), rare_phrases(game)
     try:
-        speaker.prerender(fixed_phrases(game), folder)
+        missing = speaker.uncached(hot + rare, folder)
+        if missing and tell is not None:
+            tell(missing)
+        speaker.prerender(hot, folder)
+        speaker.prerender(rare, folder, keep=False)
     except VoicehostError as exc:
         log.warning("could not prerender the fixed announcements: %s", exc)

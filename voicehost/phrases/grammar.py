@@ -73,6 +73,8 @@ class Grammar:
     question_address: tuple[str, ...]
     question_subject: tuple[str, ...]
     question_window: int
+    # Whole words of the question, for a recognizer that hears only listed words.
+    question_words: tuple[str, ...]
     forbidden: tuple[ForbiddenRule, ...]
     numbers: dict[str, int]
     # What a word is to the rules, worked out once per word (a replay hears thousands of "[unk]").
@@ -206,6 +208,11 @@ def load_grammar(name: str = "ru", folder: Path = GRAMMARS) -> Grammar:
     for rule in forbidden:
         if rule.suggest not in ("foul", "disqualify"):
             raise DataError(f"{where}: forbidden rule {rule.clause} suggests '{rule.suggest}'")
+    address, subject = _strings(question, "address", where), _strings(question, "subject", where)
+    question_words = _strings(question, "words", where)
+    for word in question_words:
+        if not word.startswith(address + subject):
+            raise DataError(f"{where}: [host_question] word '{word}' starts with none of address or subject")
     return Grammar(
         language=data["language"],
         trigger=normalize(nom["trigger"]),
@@ -215,9 +222,10 @@ def load_grammar(name: str = "ru", folder: Path = GRAMMARS) -> Grammar:
         fuzzy_min_length=int(nom.get("fuzzy_min_length", 5)),
         thanks=frozenset(_strings(end, "thanks", where)),
         passes=frozenset(_strings(end, "pass", where)),
-        question_address=_strings(question, "address", where),
-        question_subject=_strings(question, "subject", where),
+        question_address=address,
+        question_subject=subject,
         question_window=int(question.get("window", 6)),
+        question_words=question_words,
         forbidden=forbidden,
         numbers=_load_numbers(folder / data["numbers"]),
     )

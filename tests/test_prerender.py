@@ -1,0 +1,182 @@
+"""What the table renders at start-up: every line it can say whose values are
+few (the answers to words and their corrections in memory, the rest on disk),
+so during a game the voice synthesizes only the open-ended lines."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests.conftest import GAMES
+from tests.test_games import moderator_outputs
+from tests.test_grammar_data import _said_keys
+from voicehost.asr import Revision
+from voicehost.audio import Clip
+from voicehost.game.events import parse_event
+from voicehost.game.moderator import Moderator, new_game
+from voicehost.live import AudioClock, LiveTable
+from voicehost.live.speaking import OPEN_EXPLANATIONS, OPEN_LINES, fixed_phrases, prerender, rare_phrases
+from voicehost.live.texts import live_texts
+from voicehost.phrases.words import Word
+from voicehost.rules import rules_for
+from voicehost.tts import Speaker, VoiceError
+
+SCRIPTS = sorted(GAMES.glob("*.jsonl"))
+ROLES = {"1": "citizen", "2": "mafia", "3": "citizen", "4": "don", "5": "citizen", "6": "sheriff",
+         "7": "mafia", "8": "citizen", "9": "citizen", "10": "citizen"}
+
+
+def _rules(args: list[str]):
+    name = args[args.index("--ruleset") + 1] if "--ruleset" in args else "4mafia"
+    overrides = dict(a.split("=", 1) for a in args[args.index("--set") + 1:][:1]) if "--set" in args else {}
+    return rules_for(name, overrides or None)
+
+
+def _open(output) -> bool:
+    return output.key in OPEN_LINES or output.values.get("explain") in OPEN_EXPLANATIONS
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=[s.stem for s in SCRIPTS])
+def test_every_line_a_whole_game_says_is_prerendered_unless_open_ended(script):
+    args = json.loads(script.with_suffix(".expect.json").read_text("utf-8"))["args"]
+    game = new_game(_rules(args))
+    ready = set(fixed_phrases(game)) | set(rare_phrases(game))
+    said = [o for o in moderator_outputs(script, args)]
+    assert said
+    missing = {game.book.render(o) for o in said if not _open(o)} - ready
+    assert not missing, sorted(missing)
+
+
+def _template(text: str) -> re.Pattern[str]:
+    parts = re.split(r"\{\w+\}", text)
+    return re.compile(".+".join(re.escape(p) for p in parts) + r"\Z", re.S)
+
+
+def test_every_key_the_moderator_says_has_its_lines_ready_or_is_named_open_ended():
+    games = [new_game(rules_for("4mafia")), new_game(rules_for("city")),
+             new_game(rules_for("fiim", {"explain_rejections": True}))]
+    ready = [t for g in games for t in fixed_phrases(g) + rare_phrases(g)]
+    book = games[0].book
+    keys = _said_keys() | {"correction", "correction_withdrawn"}
+    for key in sorted(keys - OPEN_LINES):
+        pattern = _template(book.say[key])
+        assert any(pattern.match(t) for t in ready), key
+    assert OPEN_LINES - {"day_begins"} <= keys  # only real keys are excused
+
+
+def test_the_rare_lines_stay_out_of_memory_and_every_finite_value_is_there():
+    game = new_game(rules_for("4mafia"))
+    fixed, rare = fixed_phrases(game), rare_phrases(game)
+    assert not set(fixed) & set(rare)
+    assert {"Принят номер 10", "Поправка: Принят номер 4", "Поправка: номер 9 не выставлен",
+            "Слово игроку номер 3", "Поправка: Слово игроку номер 3"} <= set(fixed)
+    assert {"Против игрока номер 7: 0", "Против игрока номер 7: 10", "Игроку номер 2 замечание, всего 2",
+            "Игроку номер 2 замечание снято, всего 3", "Игрок номер 5 — красный",
+            live_texts("phrasebook.ru").text("journal_failed_say")} <= set(rare)
+    assert not [t for t in fixed + rare if "{" in t]
+    assert not [t for t in fixed if "рейтинг" in t or "платформ" in t]  # export comments are never said
+
+
+def test_a_club_confirmation_and_its_correction_are_the_ones_ready():
+    game = new_game(rules_for("4mafia", {"confirmation": "Кандидатура {seat} принята"}))
+    fixed = set(fixed_phrases(game))
+    assert {"Кандидатура 6 принята", "Поправка: Кандидатура 6 принята"} <= fixed
+    assert "Принят номер 6" not in fixed
+    silent = new_game(rules_for("4mafia", {"confirm_nominations": False}))
+    assert not [t for t in fixed_phrases(silent) if "Принят" in t or t.startswith("Поправка: номер")]
+
+
+class CountingVoice:
+    """A fake voice (named so) that counts what it is asked to synthesize."""
+
+    name = "counting"
+
+    def __init__(self):
+        self.asked: list[str] = []
+
+    def synthesize(self, text):
+        self.asked.append(text)
+        yield Clip(b"\1\0" * 1600, 16000)
+
+
+class ListSink:
+    def __init__(self):
+        self.clips = []
+
+    def play(self, clip):
+        self.clips.append(clip)
+
+    def close(self):
+        pass
+
+
+def test_a_revision_at_the_table_says_only_prerendered_lines(tmp_path):
+    voice = CountingVoice()
+    sink = ListSink()
+    clock = AudioClock()
+    rules = rules_for("4mafia", {"mafia_meet_seconds": 0.001, "don_seconds": 0.001, "sheriff_seconds": 0.001})
+    game = Moderator(rules)
+    speaker = Speaker(voice, sink, None, clock.now, realtime=False)
+    told = []
+    prerender(speaker, game, tmp_path, tell=told.append)
+    assert told == [len(set(fixed_phrases(game)) | set(rare_phrases(game)))]
+    voice.asked.clear()
+    live = LiveTable(game, clock, speaker)
+    live.apply(parse_event({"type": "setup", "roles": ROLES}))
+    clock.skip_to(30.0)
+    live.tick()
+    t = live.game.now + 1.0
+    partial = (Word("выставляю", t, t + 0.5), Word("семь", t + 0.6, t + 1.0))
+    live.hear(partial)
+    final = (Word("выставляю", t, t + 0.5), Word("восемь", t + 0.6, t + 1.0), Word("спасибо", t + 1.2, t + 1.6))
+    said = [live.game.book.render(o) for o in live.hear([Revision(partial, final)])]
+    assert said == ["Поправка: номер 7 не выставлен", "Поправка: Принят номер 8", "Поправка: Слово игроку номер 2"]
+    live.apply(parse_event({"type": "foul", "seat": 4}))
+    assert speaker.wait(30)
+    speaker.close()
+    assert voice.asked == []  # everything came from memory or from disk
+    assert len(sink.clips) == len(speaker.spoken) >= 6
+
+
+def test_a_second_start_renders_nothing(tmp_path):
+    game = new_game(rules_for("4mafia"))
+    first = Speaker(CountingVoice(), ListSink(), None, lambda: 0.0)
+    prerender(first, game, tmp_path)
+    assert len(first.voice.asked) == len(set(fixed_phrases(game)) | set(rare_phrases(game)))
+    first.close()
+    second = Speaker(CountingVoice(), ListSink(), None, lambda: 0.0)
+    told = []
+    prerender(second, game, tmp_path, tell=told.append)
+    assert second.voice.asked == [] and told == []
+    assert set(second.cache) == set(fixed_phrases(game)) and set(second.on_disk) == set(rare_phrases(game))
+    second.say(rare_phrases(game)[0])
+    assert second.wait(10)
+    assert second.spoken[0].cached and second.voice.asked == []
+    second.close()
+
+
+def test_the_heap_is_trimmed_after_a_synthesized_line_not_after_a_cached_one(monkeypatch):
+    """glibc keeps what a synthesis freed (tools/bench_piper.py: +340 MB over
+    50 long sentences without a trim): the speaker gives it back after each
+    line it had to synthesize, even one whose voice failed."""
+    import voicehost.asr
+
+    trims = []
+    monkeypatch.setattr(voicehost.asr, "malloc_trim", lambda: trims.append(1))
+    voice = CountingVoice()
+    speaker = Speaker(voice, ListSink(), None, lambda: 0.0)
+    speaker.cache["Спасибо"] = Clip(b"\0\0" * 160, 16000)
+    speaker.say("Спасибо")
+    assert speaker.wait(10) and trims == []
+    speaker.say("Выставлены игроки номер 1, 2, 3")
+    assert speaker.wait(10) and trims == [1] and voice.asked == ["Выставлены игроки номер 1, 2, 3"]
+
+    def broken(text):
+        raise VoiceError("the voice failed (a fake failure)")
+        yield
+
+    voice.synthesize = broken
+    speaker.say("Выставлены игроки номер 4, 5")
+    assert speaker.wait(10) and trims == [1, 1]
+    speaker.close()
