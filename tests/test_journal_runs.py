@@ -358,3 +358,13 @@ def test_a_version_3_journal_resumed_goes_on_with_named_revisions(tmp_path):
     live.close()
     game, _, _ = replay_entries(path)
     assert game.today == [8] and snapshot(game) == snapshot(played)
+
+
+@pytest.mark.parametrize("language", ["ru", "uk"])
+def test_every_word_the_grammar_recognizer_listens_for_is_kept_as_said(language):
+    """What the grammar recognizer can hear besides [unk] reaches the rules unchanged."""
+    from voicehost.asr import grammar_phrases
+
+    grammar = load_grammar(language)
+    phrases = [w for phrase in grammar_phrases(grammar) for w in phrase.split()]
+    assert phrases and [w for w in phrases if not grammar.reacts_to(w)] == []
