@@ -201,6 +201,7 @@ class Speaker:
         self.on_disk: dict[str, Path] = {}  # prerendered, read when said
         self.spoken: list[Spoken] = []
         self._queue: queue.Queue[_Item | None] = queue.Queue()
+        self._later: dict[str, Path] = {}   # rare lines to render the first time they are said
         self._idle = threading.Event()
         self._idle.set()
         self._thread = threading.Thread(target=self._run, name="speaker", daemon=True)
@@ -227,6 +228,23 @@ class Speaker:
 
         malloc_trim()  # synthesis buffers go back to the system
         return len(self.cache) + len(self.on_disk)
+
+    def render_when_said(self, texts: Iterable[str], folder: Path) -> int:
+        """Lines said rarely (a foul, a vote count): read from `folder` when an
+        earlier start rendered them, else synthesized the first time they are
+        said and kept there from then on. A first start renders none of them,
+        so it does not keep the table waiting; returns how many wait so."""
+        if self.voice is None:
+            return 0
+        for text in texts:
+            if text in self.cache or text in self.on_disk:
+                continue
+            path = _cache_path(self.voice, text, folder)
+            if path.is_file():
+                self.on_disk[text] = path
+            else:
+                self._later[text] = folder
+        return len(self._later)
 
     def uncached(self, texts: Iterable[str], folder: Path | None) -> int:
         """How many of `texts` `prerender` would have to synthesize now."""
@@ -286,6 +304,17 @@ class Speaker:
         cached = self.clip_for(item.text)
         if cached is not None:
             self._play_clips(item, sink, iter([cached]), cached=True)
+            return
+        folder = self._later.pop(item.text, None)
+        if folder is not None:  # a rare line said for the first time: rendered once, kept on disk
+            try:
+                clip = _cached_render(self.voice, item.text, folder)
+                self.on_disk[item.text] = _cache_path(self.voice, item.text, folder)
+            except OSError as exc:   # a full or read-only disk: said all the same
+                log.warning("could not keep %r on disk: %s", item.text, exc)
+                clip = render(self.voice, item.text)
+            assert clip is not None
+            self._play_clips(item, sink, iter([clip]), cached=False)
             return
         try:
             self._play_clips(item, sink, self.voice.synthesize(item.text), cached=False)

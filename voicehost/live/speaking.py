@@ -132,6 +132,7 @@ def fixed_phrases(game: Moderator) -> list[str]:
         texts += [book.text(key, seat=seat) for seat in seats]
     texts += [book.render(o) for o in _answers(game)]
     texts += corrections(game)
+    texts.append(live_texts(game.rules.phrasebook).text("journal_failed_say"))  # said when the disk cannot be
     return list(dict.fromkeys(texts))
 
 
@@ -161,26 +162,26 @@ def _rare(game: Moderator) -> list[Output]:
 
 def rare_phrases(game: Moderator) -> list[str]:
     """Every other line the table can say whose values are few (a foul, a vote
-    count, a removal, a night answer, the journal alarm): rendered at start-up
-    and kept on disk, so no line but the open-ended ones (`OPEN_LINES`) needs
-    the voice during the game."""
+    count, a removal, a night answer): rendered the first time it is said and
+    kept on disk, so after an evening or two no line but the open-ended ones
+    (`OPEN_LINES`) needs the voice during a game."""
     texts = [game.book.render(o) for o in _rare(game)]
-    texts.append(live_texts(game.rules.phrasebook).text("journal_failed_say"))
     hot = set(fixed_phrases(game))
     return [text for text in dict.fromkeys(texts) if text not in hot]
 
 
 def prerender(speaker: Speaker, game: Moderator, folder: Path, tell: Callable[[int], None] | None = None) -> None:
     """Every line with few values, rendered once per voice into `folder`:
-    the frequent ones and the answers to words kept in memory, the rest read
-    from disk when said. `tell` hears how many must be synthesized now (only
-    the first start with a voice takes long)."""
+    the frequent ones and the answers to words at start-up, kept in memory;
+    the rare ones the first time they are said, read from disk from then on.
+    `tell` hears how many must be synthesized now (only the first start with
+    a voice takes long)."""
     hot, rare = fixed_phrases(game), rare_phrases(game)
     try:
-        missing = speaker.uncached(hot + rare, folder)
+        missing = speaker.uncached(hot, folder)
         if missing and tell is not None:
             tell(missing)
         speaker.prerender(hot, folder)
-        speaker.prerender(rare, folder, keep=False)
+        speaker.render_when_said(rare, folder)
     except VoicehostError as exc:
         log.warning("could not prerender the fixed announcements: %s", exc)
