@@ -194,16 +194,17 @@ def test_speaker_survives_a_device_error():
 
 
 def failing_journal(path: Path, fail_after: int) -> Journal:
+    """A journal whose writes (each a write and an fsync) fail after the first `fail_after`."""
     journal = Journal(path, rules_for("4mafia"), fsync=True)
     written = []
-    real = journal.write_entry
+    real = journal._write_entries
 
-    def write_entry(t, event):
+    def write_entries(entries):
         if len(written) >= fail_after:
             raise OSError(errno.ENOSPC, "No space left on device")
-        written.append(event)
-        real(t, event)
-    journal.write_entry = write_entry
+        written.append(entries)
+        real(entries)
+    journal._write_entries = write_entries
     return journal
 
 

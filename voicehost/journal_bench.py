@@ -4,10 +4,10 @@ The game is driven the way the live loop drives it: a `LiveTable` on a
 virtual clock with the live listening lag (1 s), its 20 Hz ticker, its
 journal writer thread with an fsync per write, for two hours of game time.
 During every speech, utterances of 3 to 12 words come at a given average
-rate; each word is first taken from a partial result (estimated times, about
-0.4 s after it ended), and the utterance's final result follows 0.25 s after
-its last word with the exact times, as a `Revision`, just as
-voicehost.asr hands them over. Most words are words the rules have no use
+rate (or non-stop, with 0.3 s between utterances); each word is first taken
+from a partial result (estimated times, about 0.4 s after it ended), and the
+utterance's final result follows 0.25 s after its last word with the exact
+times, as a `Revision`, just as voicehost.asr hands them over. Most words are words the rules have no use
 for; "игрока", "номер", "на" (fillers the rules know) come now and then.
 The host's inputs come where the game waits for them.
 
@@ -19,6 +19,7 @@ all of it speeches (a real game of two hours has votes and nights too: this
 is the heavy case)."""
 from __future__ import annotations
 
+import math
 import random
 import tempfile
 import time
@@ -68,8 +69,9 @@ class _Speech:
             t += length
         self.final = words
         self.taken = []
-        # the pause after it keeps the average rate: len(words) words per (speaking + pause) seconds
-        self.next_start = max(t + 0.5, start + len(words) / self.rate)
+        # the pause after it keeps the average rate (len(words) words per speaking + pause
+        # seconds); at least 0.3 s, so no rate goes past non-stop speech (about 2.7 words/s)
+        self.next_start = max(t + 0.3, start + len(words) / self.rate)
 
     def due(self, game_time: float) -> list[Word | Revision]:
         """What the recognizer hands over by `game_time` (the microphone runs LAG ahead)."""
@@ -87,14 +89,16 @@ class _Speech:
         return out
 
 
-def play(path: Path, seconds: float, words_per_second: float) -> tuple[LiveTable, int]:
-    """Two hours (or `seconds`) of a game on a virtual clock; returns the table and the words heard."""
+def play(path: Path, seconds: float, words_per_second: float) -> tuple[LiveTable, int, float]:
+    """Two hours (or `seconds`) of a game on a virtual clock; returns the
+    table, the words heard and the seconds of speeches."""
     rules = rules_for("4mafia", {"quiet_rounds": "off"})
     clock = AudioClock()
     live = LiveTable(new_game(rules), clock, journal=JournalWriter(path, rules), lag=LAG)
     live.apply(parse_event({"type": "setup", "roles": ROLES}))
     speech = _Speech(words_per_second) if words_per_second > 0 else None
     step = 0
+    speaking = 0.0
     while step * TICK < seconds:
         step += 1
         clock.skip_to(round(step * TICK, 3) + LAG)
@@ -107,6 +111,7 @@ def play(path: Path, seconds: float, words_per_second: float) -> tuple[LiveTable
         if speech is None:
             continue
         floor = live.game.floor
+        speaking += TICK if floor is not None else 0.0
         now = live.game_now()
         if floor is not None and not speech.final and now >= speech.next_start and now + 8 < floor.end:
             speech.utterance(now + 0.2)
@@ -114,14 +119,14 @@ def play(path: Path, seconds: float, words_per_second: float) -> tuple[LiveTable
         if items:
             live.hear(items)
     live.sync()
-    return live, speech.heard if speech else 0
+    return live, speech.heard if speech else 0, speaking
 
 
 def measure(seconds: float, words_per_second: float, folder: Path) -> dict[str, Any]:
-    path = folder / f"bench-{words_per_second:g}.jsonl"
+    path = folder / f"bench-{words_per_second:g}.jsonl"   # "bench-inf": non-stop speech
     path.unlink(missing_ok=True)
     started = time.perf_counter()
-    live, heard = play(path, seconds, words_per_second)
+    live, heard, speaking = play(path, seconds, words_per_second)
     played = time.perf_counter() - started
     writer = live.journal
     assert writer is not None and writer.journal is not None
@@ -133,23 +138,26 @@ def measure(seconds: float, words_per_second: float, folder: Path) -> dict[str, 
     journal.close()
     data = path.read_bytes()
     return {"rate": words_per_second, "bytes": len(data), "lines": data.count(b"\n"), "writes": writes,
-            "words": heard, "revisions": data.count(b'"revise"'), "resume": resume, "play": played,
+            "words": heard, "speaking": speaking, "revisions": data.count(b'"revise"'), "resume": resume,
+            "play": played,
             "days": live.game.day, "same": snapshot(resumed.game) == snapshot(live.game)}
 
 
-def run(hours: float = 2.0, rates: tuple[float, ...] = (0.0, 1.0, 2.0, 3.0), *,
+def run(hours: float = 2.0, rates: tuple[float, ...] = (0.0, 1.0, 2.0, math.inf), *,
         out: Callable[[str], None] = print) -> list[dict[str, Any]]:
     seconds = hours * 3600
     out(f"journal: a {hours:g}-hour game (4mafia, quiet_rounds=off: speeches almost all the time), "
         f"played through the live table: 20 Hz ticker, partial words then final results, fsync per write")
-    out("  words/s in speeches   journal     lines   writes (= fsyncs)   words   revise lines   resume   "
+    out("  words/s in speeches (heard)   journal     lines   writes (= fsyncs)   words   revise lines   resume   "
         "resumed game")
     results = []
     with tempfile.TemporaryDirectory(prefix="voicehost-bench-") as folder:
         for rate in rates:
             r = measure(seconds, rate, Path(folder))
             results.append(r)
-            out(f"  {rate:>15g}   {r['bytes'] / 1024:7.1f} KB   {r['lines']:>5d}   {r['writes']:>17d}   "
+            asked = "non-stop" if math.isinf(rate) else f"{rate:g}"
+            heard = r["words"] / r["speaking"] if r["speaking"] else 0.0
+            out(f"  {asked:>12} ({heard:4.2f})   {r['bytes'] / 1024:7.1f} KB   {r['lines']:>5d}   {r['writes']:>17d}   "
                 f"{r['words']:>5d}   {r['revisions']:>12d}   {r['resume']:5.2f} s   "
                 f"{'identical' if r['same'] else 'DIFFERENT'} (day {r['days']})")
     return results

@@ -123,9 +123,12 @@ def correction(game: Moderator, before: list[Output], after: list[Output], now: 
     def said(outputs: list[Output]) -> list[tuple[str, str]]:
         return [(o.key, book.render(o)) for o in outputs if o.kind == OutputKind.SAY and not o.private]
 
+    # a forbidden word only the final result heard: the host gets its suggestion all the same
+    suggested = [(o.key, o.values) for o in before if o.kind == OutputKind.SUGGEST]
+    suggest = [o for o in after if o.kind == OutputKind.SUGGEST and (o.key, o.values) not in suggested]
     was, now_said = said(before), said(after)
     if was == now_said:
-        return []
+        return suggest
     gone = [o for o in before if o.kind == OutputKind.SAY and (o.key, book.render(o)) not in now_said]
     come = [o for o in after if o.kind == OutputKind.SAY and not o.private and (o.key, book.render(o)) not in was]
     out = [Output(now, OutputKind.SAY, "correction_withdrawn", False, {"seat": o.values.get("seat", "")})
@@ -133,7 +136,7 @@ def correction(game: Moderator, before: list[Output], after: list[Output], now: 
     out += [Output(now, OutputKind.SAY, "correction", False,
                    {"word": book.render(o), **({"seat": o.values["seat"]} if "seat" in o.values else {})})
             for o in come]
-    return out
+    return out + suggest
 
 
 def revise(rules: RuleOptions, at: Mark | None, entries: list[Entry], places: list[int],
@@ -192,14 +195,16 @@ class ReplayRevisions:
             new, places = self._read(event, entries) if named else self._read_legacy(event, entries)
         except (KeyError, TypeError, VoicehostError) as exc:
             raise JournalError(f"{self.path}:{number}: not a revision ({' '.join(str(exc).split())})") from None
+        at = self.mark if named else self.legacy_mark
         if named:
-            if self.mark is None or self.mark.index != event["from"]:
+            if event["from"] == 0 and (at is None or at.index != 0):
+                at = None   # the live table had no mark (after an undo): it replayed from the deal
+            elif at is None or at.index != event["from"]:
                 if len(entries) != event["from"]:
                     raise JournalError(f"{self.path}:{number}: not a revision (its mark is not where it says)")
-                self.mark = mark(game, entries)
+                at = mark(game, entries)
             if self.starts:
                 self.starts.pop(0)
-        at = self.mark if named else self.legacy_mark
         game, entries, _ = revise(self.rules, at, entries, places, new, t, say=False)
         self.mark = self.legacy_mark = None
         return game, entries

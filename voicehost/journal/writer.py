@@ -114,7 +114,8 @@ class Journal:
         self._write_entries(self._held_lines() + [compact({"t": t, "event": event})])
 
     def hold(self, t: float, event: dict[str, Any]) -> None:
-        """A heard word that changed nothing said: written with the next write."""
+        """A heard word that changed nothing said, or a clock mark (a timer
+        fired: a replay fires it again): written with the next write."""
         self.check()
         self.held.append((t, event))
 
@@ -130,11 +131,21 @@ class Journal:
             self._write_entries(self._held_lines())
 
     def _held_lines(self) -> list[dict[str, Any]]:
-        lines = []
-        for i in range(0, len(self.held), BATCH_WORDS):
-            part = self.held[i:i + BATCH_WORDS]
-            run = word_run(part)
-            lines += [run] if run is not None else [compact({"t": t, "event": e}) for t, e in part]
+        """Held entries as lines: each stretch of words as runs, anything else
+        (a clock mark) as its own line, in their order."""
+        lines: list[dict[str, Any]] = []
+        words: list[tuple[float, dict[str, Any]]] = []
+        for t, event in [*self.held, (0.0, {})]:
+            if event.get("type") == "word" and len(words) < BATCH_WORDS:
+                words.append((t, event))
+                continue
+            run = word_run(words) if words else None
+            lines += [run] if run is not None else [compact({"t": wt, "event": we}) for wt, we in words]
+            words = []
+            if event.get("type") == "word":
+                words.append((t, event))
+            elif event:
+                lines.append(compact({"t": t, "event": event}))
         return lines
 
     def check(self) -> None:

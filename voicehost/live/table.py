@@ -52,6 +52,9 @@ TICK: dict[str, Any] = {"type": "tick"}
 # A heard word that changed nothing said waits at most this long (game time)
 # to be written: a crash loses at most these seconds of words nobody answered.
 GROUP_SECONDS = 20.0
+# No word for this long: the utterance ended and its final result came, so
+# held words can be written without splitting an utterance from its revision.
+QUIET_SECONDS = 2.0
 
 
 def on_grid(t: float) -> float:
@@ -219,6 +222,8 @@ class LiveTable:
         with self.lock:
             outputs = self.game.handle(event, now)
             self._record(now, event_to_json(event))
+        if outputs and not self._on_disk():
+            return outputs   # unrecorded: not said; the table has stopped and says why
         self._emit(outputs)
         return outputs
 
@@ -259,7 +264,9 @@ class LiveTable:
             outputs = self.game.handle(heard, now)
             self._record(now, event_to_json(heard), hold=True)
             if outputs:
-                self.flush()   # on disk before it is said, in the same run as the words before it
+                self.flush()   # in the same run as the words before it
+        if outputs and not self._on_disk():
+            return outputs
         self._emit(outputs)
         return outputs
 
@@ -278,6 +285,11 @@ class LiveTable:
         with self.lock:
             start = self._mark.index if self._mark is not None else 0
             places = revision.find_places(self.entries, start, [self.heard_as(w) for w in change.old])
+        if self._mark is None and not places:
+            # none of its provisional words reached the game (the table's own
+            # voice): the final words are simply heard, no replay from the deal
+            return self.hear(heard)
+        with self.lock:
             game, entries, outputs = revision.revise(self.game.rules, self._mark, self.entries, places, heard, now)
             # Nothing said changed and every input since the mark is a word still
             # held: the journal gets the final words instead, as if heard so.
@@ -294,6 +306,8 @@ class LiveTable:
             elif self.journal is not None:
                 self.journal.write(game.now, revision.revise_json(start, places, heard))
                 self._wrote()
+        if outputs and not self._on_disk():
+            return outputs
         self._emit(outputs, changed=True)
         return outputs
 
@@ -314,8 +328,11 @@ class LiveTable:
         if self.failure is not None or self.game.phase is Phase.SETUP:
             return []
         outputs = self.tick_to(on_grid(self.clock.now() - self.lag))
-        if self._held_since is not None and self.game.now - self._held_since >= 3 * GROUP_SECONDS:
-            self.flush()  # words that never got a final result (the recognizer is stuck, or gone)
+        since = self._held_since
+        if since is not None and self.game.now - since >= GROUP_SECONDS and self.entries:
+            quiet = self.game.now - self.entries[-1][0] >= QUIET_SECONDS   # no utterance going on
+            if quiet or self.game.now - since >= 3 * GROUP_SECONDS:
+                self.flush()
         return outputs
 
     def tick_to(self, now: float) -> list[Output]:
@@ -323,7 +340,8 @@ class LiveTable:
             fired = self.game.fired
             outputs = self.game.advance(now)
             if outputs or self.game.fired != fired:  # replay needs the clock only where a timer fired
-                self._record(self.game.now, TICK)
+                # held like words: a timer is a deadline, a resumed game fires it again
+                self._record(self.game.now, TICK, hold=True)
         self._emit(outputs)
         return outputs
 
@@ -403,6 +421,19 @@ class LiveTable:
             self.journal.write(t, event)
             self._wrote()
 
+    def _on_disk(self) -> bool:
+        """Wait (an fsync: milliseconds) until what the table is about to answer
+        is on disk; False when it could not be written, and then the table has
+        stopped: an answer is never said for an input the journal lost."""
+        if self.journal is None:
+            return True
+        try:
+            self.journal.sync(timeout=5.0)
+        except TimeoutError:   # a card this slow: say it anyway, the writer goes on
+            log.warning("journal %s: a write takes over 5 s", self.journal.path)
+        self._check_journal()
+        return self.failure is None
+
     def _wrote(self) -> None:
         self._held, self._held_since = 0, None   # a write takes the held words with it
 
@@ -466,6 +497,9 @@ class LiveTable:
             return
         if self.failure is None and self.journal.started and self.entries and \
                 self.game.now > self.entries[-1][0]:
+            # a word that ended past a deadline moved the clock without firing
+            # it: the replay of this last mark fires it, so the game does too
+            self.game.advance(self.game.now)
             self.journal.write(self.game.now, TICK)
             self._wrote()
         self.journal.close()
