@@ -17,9 +17,10 @@ Words are heard as the rules hear them (`heard_as`): a word the speech rules
 have no use for is "[unk]" (what the grammar recognizer gives for it anyway),
 and times are kept to the centisecond. Nothing of a speech but the words the
 rules know is kept on disk, and the journal stays small: a heard word that
-changed nothing said is held and written with the next write, or at the end
-of an utterance once `GROUP_SECONDS` passed, or when an answer is synced. Anything the table said or
-answered is on disk before it is said."""
+changed nothing said, and a timer's clock mark (a deadline, fired again on a
+resume), are held and written with the next write: an answer, a host input,
+the end of an utterance once `GROUP_SECONDS` passed (or a quiet speaker), a
+sync. Whatever the table answers is on disk before it is said (`_on_disk`)."""
 from __future__ import annotations
 
 import asyncio
