@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from voicehost.asr import Revision
+from voicehost.errors import JournalError
 from voicehost.game.events import parse_event
 from voicehost.game.moderator import Moderator
 from voicehost.game.protocol import snapshot
@@ -250,3 +253,21 @@ def test_closing_right_after_a_word_that_ran_past_a_deadline_replays_as_closed(t
     assert played.where() == "day 1, speech of seat 1"
     live.close()
     replays_as_played(path, played)           # fails: the replay's floor has passed to seat 2
+
+
+def test_a_damaged_last_line_is_refused_not_cut_as_a_torn_write(tmp_path):
+    """A crash tears a write before its newline; a whole last line with a
+    check that does not parse was damaged, not torn. Here it is the run the
+    table answered "Принят номер 7" on: it must not be cut as a crash's trace."""
+    path = tmp_path / "j.jsonl"
+    live = day_table(path)
+    t = live.game.now + 1.0
+    assert live.hear(words(t, "коллеги", "выставляю", "семь"))
+    live.journal.sync()
+    live.journal.journal.close()                  # as a SIGKILL leaves it: no closing tick
+    lines = path.read_bytes().split(b"\n")
+    assert b'"ws"' in lines[-2]
+    lines[-2] = lines[-2].replace(b'"ws":[', b'"ws":(', 1)
+    path.write_bytes(b"\n".join(lines))
+    with pytest.raises(JournalError, match=r"j\.jsonl:\d+: not a journal entry \(damaged line\)"):
+        replay_entries(path)

@@ -207,8 +207,11 @@ def scan_bytes(path: Path, data: bytes) -> Scan:
             whole = _parse(raw)       # readable, but not with a check: a changed line
             parsed.append(None if whole is None else (whole, raw, None))
     readable = len(parsed)
-    while readable and parsed[readable - 1] is None:
-        readable -= 1     # an unreadable tail (torn write, appended garbage) is not the game
+    while readable and parsed[readable - 1] is None and _split(complete[readable - 1]) is None:
+        # an unreadable tail (torn write, appended garbage) is not the game; a
+        # whole line with a check that cannot be read was damaged, not torn
+        # (a torn write never ends in a newline): it is refused below
+        readable -= 1
     if readable == 0:
         if data.strip():
             raise JournalError(f"{path}:1: not a voicehost journal (no readable header)")
