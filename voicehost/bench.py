@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import shutil
 import statistics
 import sys
 import time
@@ -150,17 +151,27 @@ def _one_run(model: Any, speaker: Any, sink: Any, pcm: bytes, transcript: dict[s
              phrases: list[str] | None) -> list[dict[str, Any]]:
     """Feed the fixture once, paced; one fresh game per utterance."""
     import copy
+    import tempfile
 
     from voicehost.asr import VoskRecognizer
     from voicehost.audio import RATE
     from voicehost.live import AudioClock, LiveTable
+    from voicehost.live.table import JournalWriter
 
     fixture = _tools("latency_fixture")
     recognizer = VoskRecognizer(model, phrases=phrases, force_grammar=True)
     recognizer.warm_up()
     base, offset = _day_game(), 30.0
     clock = AudioClock(offset)
-    live = LiveTable(copy.deepcopy(base), clock, speaker)
+    folder = Path(tempfile.mkdtemp(prefix="voicehost-bench-"))
+    writers: list[JournalWriter] = []
+
+    def table() -> LiveTable:
+        """A fresh game with its journal: an answer waits for its fsync, as at the table."""
+        writers.append(JournalWriter(folder / f"game-{len(writers)}.jsonl", base.rules))
+        return LiveTable(copy.deepcopy(base), clock, speaker, journal=writers[-1])
+
+    live = table()
     utterances = [dict(u) for u in transcript["utterances"] if u["kind"] != "lead-in"]
     step = int(RATE * CHUNK) * 2
     sink.played.clear()
@@ -175,7 +186,7 @@ def _one_run(model: Any, speaker: Any, sink: Any, pcm: bytes, transcript: dict[s
         upcoming = [i for i, u in enumerate(utterances) if u["words"][0]["start"] - 0.6 <= audio_now]
         if upcoming and upcoming[-1] != current and not recognizer.pending:
             current = upcoming[-1]
-            live = LiveTable(copy.deepcopy(base), clock, speaker)
+            live = table()
             utterances[current]["from_output"] = len(sink.played)
         items = recognizer.accept(pcm[index:index + step])
         clock.skip_to(offset + recognizer.audio_time)
@@ -184,6 +195,9 @@ def _one_run(model: Any, speaker: Any, sink: Any, pcm: bytes, transcript: dict[s
     live.hear(fixture.translate(recognizer.finish(), transcript["stand_ins"], offset))
     speaker.wait(30)
     recognizer.close()
+    for writer in writers:
+        writer.close()
+    shutil.rmtree(folder, ignore_errors=True)
     return _score(utterances, speaker, sink, transcript["stand_ins"], t0)
 
 
@@ -253,7 +267,7 @@ def latency(runs: int = 3, mode: str = "grammar", compare: bool = True) -> None:
     unk = "+ [unk]" if model.vosk_model_find_word("[unk]") >= 0 else "; the model has no [unk]"
     print(f"recognizer: {f'grammar (the stand-ins {unk})' if phrases else 'open vocabulary'}, "
           f"{1000 * CHUNK:.0f} ms chunks paced like a microphone; voice: {voice.name}, "
-          f"'Принят номер N' cached")
+          f"'Принят номер N' cached; each answer waits for its journal write and fsync, as at the table")
     table = choose_listening("auto", lambda word: model_knows(model, word))
     print(f"at the table ([asr] mode auto) this model gets {table.name}: {table.why}")
     per_run, handed = [], []
