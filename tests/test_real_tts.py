@@ -95,11 +95,14 @@ def test_phrase_cache_survives_on_disk(joe, tmp_path):
 
 
 def test_a_rare_line_is_kept_on_disk_and_played_from_there(joe, tmp_path):
-    """prerender(keep=False): the clip is written once, held only on disk, and
-    read back when said, the same audio the voice made."""
+    """render_when_said: the clip is written once, the first time the line is
+    said, held only on disk, and read back when said again, the same audio
+    the voice made."""
     speaker = Speaker(joe, ListSink(), None, lambda: 0.0)
     assert speaker.uncached(["Player four, second foul", "Ten seconds"], tmp_path) == 2
-    speaker.prerender(["Player four, second foul"], tmp_path, keep=False)
+    assert speaker.render_when_said(["Player four, second foul"], tmp_path) == 1
+    speaker.say("Player four, second foul")
+    assert speaker.wait(60)
     assert "Player four, second foul" not in speaker.cache and speaker.uncached(["Player four, second foul"],
                                                                                  tmp_path) == 0
     (saved,) = tmp_path.glob("*.wav")
@@ -108,5 +111,6 @@ def test_a_rare_line_is_kept_on_disk_and_played_from_there(joe, tmp_path):
     speaker.close()
     with wave.open(str(saved), "rb") as reader:
         on_disk = Clip(reader.readframes(reader.getnframes()), reader.getframerate())
-    assert speaker.spoken[0].cached and speaker.table.clips == [on_disk]
+    assert not speaker.spoken[0].cached and speaker.spoken[1].cached
+    assert speaker.table.clips == [on_disk, on_disk]
     assert on_disk.rate == 22050 and on_disk.seconds > 0.5

@@ -133,16 +133,13 @@ def _read_clip(path: Path) -> Clip | None:
         return None
 
 
-def _cached_render(voice: Voice, text: str, folder: Path | None, *, read: bool = True) -> Clip | None:
+def _cached_render(voice: Voice, text: str, folder: Path | None) -> Clip:
     """The clip of `text`, from `folder` when it was rendered before, else
-    rendered (and written there). With `read` False a clip already on disk is
-    not read back (None)."""
+    rendered (and written there)."""
     if folder is None:
         return render(voice, text)
     path = _cache_path(voice, text, folder)
     if path.is_file():
-        if not read:
-            return None
         clip = _read_clip(path)
         if clip is not None:
             return clip
@@ -207,27 +204,18 @@ class Speaker:
         self._thread = threading.Thread(target=self._run, name="speaker", daemon=True)
         self._thread.start()
 
-    def prerender(self, texts: Iterable[str], folder: Path | None = None, *, keep: bool = True) -> int:
-        """Render the fixed announcements once; with `folder`, keep them on disk
-        across evenings (keyed by voice and text). With `keep` False (and a
-        folder) the clips stay on disk only and are read when said: a line said
-        once a game costs no memory, and still no synthesis."""
+    def prerender(self, texts: Iterable[str], folder: Path | None = None) -> int:
+        """Render the fixed announcements once, kept in memory; with `folder`,
+        kept on disk across evenings too (keyed by voice and text)."""
         if self.voice is None:
             return 0
         for text in texts:
-            if text in self.cache or text in self.on_disk:
-                continue
-            if keep or folder is None:
-                clip = _cached_render(self.voice, text, folder)
-                assert clip is not None
-                self.cache[text] = clip
-            else:
-                _cached_render(self.voice, text, folder, read=False)
-                self.on_disk[text] = _cache_path(self.voice, text, folder)
+            if text not in self.cache:
+                self.cache[text] = _cached_render(self.voice, text, folder)
         from voicehost.asr import malloc_trim
 
         malloc_trim()  # synthesis buffers go back to the system
-        return len(self.cache) + len(self.on_disk)
+        return len(self.cache)
 
     def render_when_said(self, texts: Iterable[str], folder: Path) -> int:
         """Lines said rarely (a foul, a vote count): read from `folder` when an
@@ -306,18 +294,12 @@ class Speaker:
             self._play_clips(item, sink, iter([cached]), cached=True)
             return
         folder = self._later.pop(item.text, None)
-        if folder is not None:  # a rare line said for the first time: rendered once, kept on disk
-            try:
-                clip = _cached_render(self.voice, item.text, folder)
-                self.on_disk[item.text] = _cache_path(self.voice, item.text, folder)
-            except OSError as exc:   # a full or read-only disk: said all the same
-                log.warning("could not keep %r on disk: %s", item.text, exc)
-                clip = render(self.voice, item.text)
-            assert clip is not None
-            self._play_clips(item, sink, iter([clip]), cached=False)
-            return
         try:
-            self._play_clips(item, sink, self.voice.synthesize(item.text), cached=False)
+            if folder is None:
+                clips = self.voice.synthesize(item.text)
+            else:  # a rare line said for the first time: rendered once, kept on disk
+                clips = iter([self._keep_on_disk(item.text, folder)])
+            self._play_clips(item, sink, clips, cached=False)
         finally:
             # Even with onnxruntime's arena off, glibc keeps what a synthesis
             # freed: 50 long sentences grew the process by 340 MB
@@ -326,6 +308,16 @@ class Speaker:
             from voicehost.asr import malloc_trim
 
             malloc_trim()
+
+    def _keep_on_disk(self, text: str, folder: Path) -> Clip:
+        assert self.voice is not None
+        try:
+            clip = _cached_render(self.voice, text, folder)
+        except OSError as exc:   # a full or read-only disk: said all the same
+            log.warning("could not keep %r on disk: %s", text, exc)
+            return render(self.voice, text)
+        self.on_disk[text] = _cache_path(self.voice, text, folder)
+        return clip
 
     def _play_clips(self, item: _Item, sink: Sink, clips: Iterator[Clip], *, cached: bool) -> None:
         record: Spoken | None = None
