@@ -33,6 +33,30 @@ def new_game(ruleset: str = "4mafia", **overrides) -> Moderator:
     return game
 
 
+def day_table(path: Path, speaker=None, **rules: object):
+    """A live table journaled to `path` (as the live loop writes it), seat 1
+    holding the floor on day 1; the night roles take no time."""
+    from voicehost.journal import Journal, Table
+    from voicehost.live import AudioClock, LiveTable
+
+    options = {"mafia_meet_seconds": 0.001, "don_seconds": 0.001, "sheriff_seconds": 0.001, **rules}
+    game_rules = rules_for("4mafia", options)
+    clock = AudioClock()
+    live = LiveTable(Table(Moderator(game_rules), Journal(path, game_rules)), clock, speaker)
+    live.apply(parse_event({"type": "setup", "roles": ROLES}))
+    clock.skip_to(30.0)
+    live.tick()
+    assert live.game.where() == "day 1, speech of seat 1"
+    return live
+
+
+def spoken(t: float, *texts: str, step: float = 0.6) -> tuple:
+    """Words said one after another from `t`, each 0.5 s long."""
+    from voicehost.phrases.words import Word
+
+    return tuple(Word(text, t + i * step, t + i * step + 0.5) for i, text in enumerate(texts))
+
+
 def run_clock_until(game: Callable[[], Moderator], advance: Callable[[float], object], phase,
                     limit: int = 1000) -> None:
     """Let the clock run to each next deadline until the game reaches `phase`;

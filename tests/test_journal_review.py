@@ -8,18 +8,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import ROLES, day_table, spoken
 from voicehost.asr import Revision
 from voicehost.errors import JournalError
 from voicehost.game.events import parse_event
 from voicehost.game.moderator import Moderator
 from voicehost.game.protocol import snapshot
-from voicehost.journal import Journal, Table, replay_entries, resume_table
+from voicehost.journal import replay_entries, resume_table
 from voicehost.live import AudioClock, LiveTable
 from voicehost.phrases.words import Word
 from voicehost.rules import rules_for
-
-ROLES = {"1": "citizen", "2": "mafia", "3": "citizen", "4": "don", "5": "citizen", "6": "sheriff",
-         "7": "mafia", "8": "citizen", "9": "citizen", "10": "citizen"}
 
 
 class EchoSpeaker:
@@ -36,22 +34,6 @@ class EchoSpeaker:
         return any(start <= b and end >= a for a, b in self.echo)
 
 
-def day_table(path: Path, speaker=None, **rules: object) -> LiveTable:
-    options = {"mafia_meet_seconds": 0.001, "don_seconds": 0.001, "sheriff_seconds": 0.001, **rules}
-    game_rules = rules_for("4mafia", options)
-    clock = AudioClock()
-    live = LiveTable(Table(Moderator(game_rules), Journal(path, game_rules)), clock, speaker)
-    live.apply(parse_event({"type": "setup", "roles": ROLES}))
-    clock.skip_to(30.0)
-    live.tick()
-    assert live.game.where() == "day 1, speech of seat 1"
-    return live
-
-
-def words(t: float, *texts: str, step: float = 0.6) -> tuple[Word, ...]:
-    return tuple(Word(text, t + i * step, t + i * step + 0.5) for i, text in enumerate(texts))
-
-
 def replays_as_played(path: Path, played: Moderator) -> None:
     game, _, _ = replay_entries(path)
     assert snapshot(game) == snapshot(played)
@@ -65,12 +47,12 @@ def test_an_utterance_of_the_tables_own_voice_leaves_a_journal_that_replays(tmp_
     speaker = EchoSpeaker()
     live = day_table(path, speaker)
     t = live.game.now + 1.0
-    first = words(t, "выставляю", "семь")
+    first = spoken(t, "выставляю", "семь")
     live.hear(first)                                   # answered: written
-    live.hear([Revision(first, words(t, "выставляю", "восемь"))])   # a revise line (from > 0)
+    live.hear([Revision(first, spoken(t, "выставляю", "восемь"))])   # a revise line (from > 0)
     at = t + 5                                          # the table's voice, once
     speaker.echo.append((at - 0.1, at + 2))
-    echo = words(at, "номер", "восемь")
+    echo = spoken(at, "номер", "восемь")
     live.hear(echo)
     live.hear([Revision(echo, echo)])
     played = live.game
@@ -84,14 +66,14 @@ def test_a_revision_after_an_undo_leaves_a_journal_that_replays(tmp_path):
     path = tmp_path / "j.jsonl"
     live = day_table(path)
     t = live.game.now + 1.0
-    first = words(t, "выставляю", "семь")
+    first = spoken(t, "выставляю", "семь")
     live.hear(first)
-    live.hear([Revision(first, words(t, "выставляю", "восемь"))])   # an earlier revise line
+    live.hear([Revision(first, spoken(t, "выставляю", "восемь"))])   # an earlier revise line
     live.apply(parse_event({"type": "foul", "seat": 3}))
-    partial = words(t + 3, "я", "думаю")
+    partial = spoken(t + 3, "я", "думаю")
     live.hear(partial)
     live.undo()                                         # takes back the foul
-    live.hear([Revision(partial, words(t + 3, "я", "думаю", "так"))])
+    live.hear([Revision(partial, spoken(t + 3, "я", "думаю", "так"))])
     played = live.game
     live.close()
     replays_as_played(path, played)
@@ -124,7 +106,7 @@ def test_an_answer_is_on_disk_before_the_speaker_is_asked_to_say_it(tmp_path, mo
     monkeypatch.setattr(os, "fsync", slow_fsync)
     live.journal.journal.fsync = True          # as the live loop's writer has it (fsync=True)
     t = live.game.now + 1.0
-    said = live.hear(words(t, "выставляю", "семь"))
+    said = live.hear(spoken(t, "выставляю", "семь"))
     assert [live.game.book.render(o) for o in said] == ["Принят номер 7"]
     live.journal.sync()
     assert len(synced) == 1                          # one write took the words
@@ -155,9 +137,9 @@ def test_a_resumed_version_3_journal_with_a_new_revision_still_replays(tmp_path)
     live = LiveTable(table, clock)
     assert live.game.where() == "day 1, speech of seat 1"
     t = 31.0
-    partial = words(t, "выставляю", "семь")
+    partial = spoken(t, "выставляю", "семь")
     live.hear(partial)
-    live.hear([Revision(partial, words(t, "выставляю", "восемь"))])
+    live.hear([Revision(partial, spoken(t, "выставляю", "восемь"))])
     assert live.game.today == [8]
     played = live.game
     live.close()
@@ -180,10 +162,10 @@ def test_words_and_a_revision_heard_while_an_undo_rebuilds_replay_as_played(tmp_
     path = tmp_path / "j.jsonl"
     live = day_table(path)
     t = live.game.now + 1.0
-    held = words(t, "коллеги", "я")
+    held = spoken(t, "коллеги", "я")
     live.hear(held)                                      # held
     live.apply(parse_event({"type": "foul", "seat": 3}))
-    partial = words(t + 2, "ну", "думаю")
+    partial = spoken(t + 2, "ну", "думаю")
     live.hear(partial)                                   # held again
 
     async def scenario():
@@ -191,12 +173,12 @@ def test_words_and_a_revision_heard_while_an_undo_rebuilds_replay_as_played(tmp_
         undo = asyncio.create_task(live.undo_async())
         await asyncio.sleep(0.05)
         assert live.undoing
-        live.hear(words(t + 4, "выставляю", "семь"))      # answered by the old game while rebuilding
-        live.hear([Revision(partial, words(t + 2, "ну", "думаю", "пас"))])   # a revision during the undo
+        live.hear(spoken(t + 4, "выставляю", "семь"))      # answered by the old game while rebuilding
+        live.hear([Revision(partial, spoken(t + 2, "ну", "думаю", "пас"))])   # a revision during the undo
         await undo
-        late = words(t + 8, "я")
+        late = spoken(t + 8, "я")
         live.hear(late)
-        live.hear([Revision(late, words(t + 8, "я", "спасибо"))])
+        live.hear([Revision(late, spoken(t + 8, "я", "спасибо"))])
         await live.synced()
 
     asyncio.run(scenario())
@@ -216,7 +198,7 @@ def test_words_from_final_results_alone_are_written_within_group_seconds(tmp_pat
     live = day_table(path, speech_seconds=120.0)
     t0 = live.game.now + 1.0
     for k in range(10):                                  # an utterance every 5 s, for 50 s
-        live.hear(words(t0 + 5 * k, "я", "думаю"))
+        live.hear(spoken(t0 + 5 * k, "я", "думаю"))
         live.clock.skip_to(t0 + 5 * k + 4)
         live.tick()
     live.journal.sync()
@@ -234,9 +216,9 @@ def test_a_forbidden_word_heard_only_in_the_final_result_is_suggested_to_the_hos
     emitted = []
     live.listeners.append(emitted.extend)
     t = live.game.now + 1.0
-    partial = words(t, "ну", "я")
+    partial = spoken(t, "ну", "я")
     live.hear(partial)
-    live.hear([Revision(partial, words(t, "клянусь", "я"))])
+    live.hear([Revision(partial, spoken(t, "клянусь", "я"))])
     assert live.game.outputs[-1].key == "3.7.3"
     assert [o.key for o in emitted] == ["3.7.3"]        # fails: []
     live.close()
@@ -262,7 +244,7 @@ def test_a_damaged_last_line_is_refused_not_cut_as_a_torn_write(tmp_path):
     path = tmp_path / "j.jsonl"
     live = day_table(path)
     t = live.game.now + 1.0
-    assert live.hear(words(t, "коллеги", "выставляю", "семь"))
+    assert live.hear(spoken(t, "коллеги", "выставляю", "семь"))
     live.journal.sync()
     live.journal.journal.close()                  # as a SIGKILL leaves it: no closing tick
     lines = path.read_bytes().split(b"\n")

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import ROLES, day_table, spoken
 from voicehost.asr import Revision
 from voicehost.errors import JournalError
-from voicehost.game.events import parse_event
-from voicehost.game.moderator import Moderator
 from voicehost.game.protocol import snapshot
-from voicehost.journal import Journal, Table, replay_entries, resume_table
+from voicehost.journal import Journal, replay_entries, resume_table
 from voicehost.journal.lines import encode_line, scan_bytes
 from voicehost.live import AudioClock, LiveTable
 from voicehost.live.table import GROUP_SECONDS
@@ -24,8 +23,6 @@ from voicehost.phrases.listener import SpeechListener, StaticContext
 from voicehost.phrases.words import Word
 from voicehost.rules import rules_for
 
-ROLES = {"1": "citizen", "2": "mafia", "3": "citizen", "4": "don", "5": "citizen", "6": "sheriff",
-         "7": "mafia", "8": "citizen", "9": "citizen", "10": "citizen"}
 RULES = rules_for("4mafia", {"mafia_meet_seconds": 0.001, "don_seconds": 0.001, "sheriff_seconds": 0.001})
 
 
@@ -166,23 +163,6 @@ def test_the_speech_rules_judge_unknown_words_as_they_judge_unk(language):
         assert judged[0] == judged[1], [w.word for w in stream]
 
 
-def day_table(path: Path, **rules: object) -> LiveTable:
-    """Seat 1 has the floor on day 1; the journal is written as the live loop writes it."""
-    options = {"mafia_meet_seconds": 0.001, "don_seconds": 0.001, "sheriff_seconds": 0.001, **rules}
-    game_rules = rules_for("4mafia", options)
-    clock = AudioClock()
-    live = LiveTable(Table(Moderator(game_rules), Journal(path, game_rules)), clock)
-    live.apply(parse_event({"type": "setup", "roles": ROLES}))
-    clock.skip_to(30.0)
-    live.tick()
-    assert live.game.where() == "day 1, speech of seat 1"
-    return live
-
-
-def words(t: float, *texts: str, step: float = 0.6) -> tuple[Word, ...]:
-    return tuple(Word(text, t + i * step, t + i * step + 0.5) for i, text in enumerate(texts))
-
-
 def heard_words(live: LiveTable) -> list[str]:
     return [e["word"] for _, e in live.entries if e["type"] == "word"]
 
@@ -190,7 +170,7 @@ def heard_words(live: LiveTable) -> list[str]:
 def test_the_table_hears_unknown_words_as_unk_and_explains_them_in_its_language(tmp_path):
     live = day_table(tmp_path / "j.jsonl", explain_rejections=True)
     t = live.game.now + 1.0
-    said = live.hear(words(t, "коллеги", "выставляю", "красного", "семь"))
+    said = live.hear(spoken(t, "коллеги", "выставляю", "красного", "семь"))
     assert heard_words(live) == ["[unk]", "выставляю", "[unk]", "семь"] and live.game.today == []
     assert [live.game.book.render(o) for o in said] == [
         "Не принято: между «выставляю» и номером прозвучало лишнее слово"]
@@ -211,7 +191,7 @@ def test_words_nobody_answered_are_held_until_a_sync(tmp_path):
     path = tmp_path / "j.jsonl"
     live = day_table(path)
     t = live.game.now + 1.0
-    live.hear(words(t, "коллеги", "я", "думаю"))
+    live.hear(spoken(t, "коллеги", "я", "думаю"))
     live.journal.sync()
     assert not any("ws" in line for line in lines_of(path))      # held, not written
     live.sync()                                                   # an answer to a typed line syncs
@@ -222,7 +202,7 @@ def test_a_word_the_table_answered_is_written_before_it_is_said(tmp_path):
     path = tmp_path / "j.jsonl"
     live = day_table(path)
     t = live.game.now + 1.0
-    said = live.hear(words(t, "коллеги", "выставляю", "семь"))
+    said = live.hear(spoken(t, "коллеги", "выставляю", "семь"))
     assert [live.game.book.render(o) for o in said] == ["Принят номер 7"]
     live.journal.sync()
     assert [line["ws"] for line in lines_of(path) if "ws" in line] == [[0, "выставляю", "семь"]]
@@ -232,12 +212,12 @@ def test_held_words_are_written_at_an_utterance_end_once_group_seconds_passed(tm
     path = tmp_path / "j.jsonl"
     live = day_table(path, speech_seconds=120.0)   # no "10 seconds left" on the way
     t = live.game.now + 1.0
-    first = words(t, "я", "думаю")
+    first = spoken(t, "я", "думаю")
     live.hear(first)
     live.hear([Revision(first, first)])
     live.journal.sync()
     assert not any("ws" in line for line in lines_of(path))
-    later = words(t + GROUP_SECONDS, "что")
+    later = spoken(t + GROUP_SECONDS, "что")
     live.hear(later)
     live.hear([Revision(later, later)])
     live.journal.sync()
@@ -248,9 +228,9 @@ def test_an_utterance_still_held_is_written_as_its_final_result(tmp_path):
     path = tmp_path / "j.jsonl"
     live = day_table(path)
     t = live.game.now + 1.0
-    partial = words(t, "коллеги", "я", "думаю", "пятый")
+    partial = spoken(t, "коллеги", "я", "думаю", "пятый")
     assert live.hear(partial) == []
-    final = words(t + 0.04, "коллеги", "мне", "кажется", "пятый", "красный", step=0.5)
+    final = spoken(t + 0.04, "коллеги", "мне", "кажется", "пятый", "красный", step=0.5)
     assert live.hear([Revision(partial, final)]) == []
     played = live.game
     live.close()
@@ -265,11 +245,11 @@ def test_a_revision_of_answered_words_names_its_mark_and_replays(tmp_path):
     path = tmp_path / "j.jsonl"
     live = day_table(path)
     t = live.game.now + 1.0
-    live.hear(words(t, "коллеги", "я"))                     # held: the mark is before them
-    partial = words(t + 1.2, "выставляю", "семь")
+    live.hear(spoken(t, "коллеги", "я"))                     # held: the mark is before them
+    partial = spoken(t + 1.2, "выставляю", "семь")
     live.hear(partial)                                       # answered: written, with the held words
-    final = words(t, "коллеги", "я", "выставляю", "восемь")
-    said = live.hear([Revision(words(t, "коллеги", "я") + partial, final)])
+    final = spoken(t, "коллеги", "я", "выставляю", "восемь")
+    said = live.hear([Revision(spoken(t, "коллеги", "я") + partial, final)])
     assert [live.game.book.render(o) for o in said] == ["Поправка: номер 7 не выставлен", "Поправка: Принят номер 8"]
     played = live.game
     live.close()
@@ -287,9 +267,9 @@ def test_a_revision_whose_mark_is_not_where_it_says_is_refused(tmp_path):
     path = tmp_path / "j.jsonl"
     live = day_table(path)
     t = live.game.now + 1.0
-    partial = words(t, "выставляю", "семь")
+    partial = spoken(t, "выставляю", "семь")
     live.hear(partial)
-    live.hear([Revision(partial, words(t, "выставляю", "восемь"))])
+    live.hear([Revision(partial, spoken(t, "выставляю", "восемь"))])
     live.close()
     lines = path.read_text("utf-8").splitlines()
     entries = [json.loads(line) for line in lines]
@@ -351,9 +331,9 @@ def test_a_version_3_journal_resumed_goes_on_with_named_revisions(tmp_path):
     clock.skip_to(game.now)
     live = LiveTable(game, clock, journal=writer, entries=accepted)
     t = game.now + 1.0
-    partial = words(t, "выставляю", "семь")
+    partial = spoken(t, "выставляю", "семь")
     assert [live.game.book.render(o) for o in live.hear(partial)] == ["Принят номер 7"]
-    live.hear([Revision(partial, words(t, "выставляю", "восемь"))])
+    live.hear([Revision(partial, spoken(t, "выставляю", "восемь"))])
     played = live.game
     live.close()
     game, _, _ = replay_entries(path)

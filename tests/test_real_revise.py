@@ -3,45 +3,21 @@ contradicts it; then the moderator corrects itself aloud, the journal records
 both, and replaying the journal gives the corrected game."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from tests.conftest import ROLES, day_table, spoken
 from voicehost.asr import Revision
-from voicehost.game.events import parse_event
-from voicehost.game.moderator import Moderator
-from voicehost.journal import Journal, Table, replay_entries
-from voicehost.live import AudioClock, LiveTable
+from voicehost.journal import Journal, replay_entries
 from voicehost.phrases.words import Word
 from voicehost.rules import rules_for
-
-ROLES = {"1": "citizen", "2": "mafia", "3": "citizen", "4": "don", "5": "citizen", "6": "sheriff",
-         "7": "mafia", "8": "citizen", "9": "citizen", "10": "citizen"}
-
-
-def day_table(journal: Path) -> LiveTable:
-    """Seat 1 has the floor on day 1."""
-    rules = rules_for("4mafia", {"mafia_meet_seconds": 0.001, "don_seconds": 0.001, "sheriff_seconds": 0.001,
-                                 "speech_seconds": 60.0})
-    clock = AudioClock()
-    live = LiveTable(Table(Moderator(rules), Journal(journal, rules)), clock)
-    live.apply(parse_event({"type": "setup", "roles": ROLES}))
-    clock.skip_to(30.0)
-    live.tick()
-    assert live.game.where() == "day 1, speech of seat 1"
-    return live
-
-
-def words(t: float, *texts: str, step: float = 0.6) -> tuple[Word, ...]:
-    return tuple(Word(text, t + i * step, t + i * step + 0.5) for i, text in enumerate(texts))
 
 
 def test_final_result_that_contradicts_a_partial_decision_is_corrected_aloud(tmp_path):
     live = day_table(tmp_path / "j.jsonl")
     t = live.game.now + 1.0
-    partial = words(t, "выставляю", "семь")
+    partial = spoken(t, "выставляю", "семь")
     assert [live.game.book.render(o) for o in live.hear(partial)] == ["Принят номер 7"]
-    final = words(t + 0.02, "выставляю", "восемь")
+    final = spoken(t + 0.02, "выставляю", "восемь")
     said = live.hear([Revision(partial, final)])
     assert [live.game.book.render(o) for o in said] == ["Поправка: номер 7 не выставлен", "Поправка: Принят номер 8"]
     assert live.game.today == [8]
@@ -55,9 +31,9 @@ def test_final_result_that_contradicts_a_partial_decision_is_corrected_aloud(tmp
 def test_final_result_with_the_same_words_changes_only_their_times(tmp_path):
     live = day_table(tmp_path / "j.jsonl")
     t = live.game.now + 1.0
-    partial = words(t, "выставляю", "номер", "три")
+    partial = spoken(t, "выставляю", "номер", "три")
     assert [live.game.book.render(o) for o in live.hear(partial)] == ["Принят номер 3"]
-    final = words(t + 0.1, "выставляю", "номер", "три", step=0.55)
+    final = spoken(t + 0.1, "выставляю", "номер", "три", step=0.55)
     assert live.hear([Revision(partial, final)]) == []
     heard = [e for _, e in live.table.entries if e["type"] == "word"]
     assert [w["start"] for w in heard] == [round(w.start, 2) for w in final]  # to the centisecond
@@ -93,12 +69,12 @@ def test_every_phrasebook_can_say_a_correction(book):
 def test_journal_with_several_revisions_replays_to_the_live_game(tmp_path):
     live = day_table(tmp_path / "j.jsonl")
     t = live.game.now + 1.0
-    first = words(t, "коллеги", "выставляю", "семь")
+    first = spoken(t, "коллеги", "выставляю", "семь")
     live.hear(first)
-    live.hear([Revision(first, words(t, "коллеги", "выставляю", "восемь"))])
-    second = words(t + 3.0, "пас")
+    live.hear([Revision(first, spoken(t, "коллеги", "выставляю", "восемь"))])
+    second = spoken(t + 3.0, "пас")
     live.hear(second)
-    live.hear([Revision(second, words(t + 3.1, "пас"))])
+    live.hear([Revision(second, spoken(t + 3.1, "пас"))])
     live.clock.skip_to(t + 6.0)
     live.tick()
     assert live.game.where() == "day 1, speech of seat 2" and live.game.today == [8]
@@ -124,9 +100,9 @@ def test_a_resumed_game_keeps_the_revised_words(tmp_path):
 
     live = day_table(tmp_path / "j.jsonl")
     t = live.game.now + 1.0
-    partial = words(t, "выставляю", "семь")
+    partial = spoken(t, "выставляю", "семь")
     live.hear(partial)
-    live.hear([Revision(partial, words(t, "выставляю", "восемь"))])
+    live.hear([Revision(partial, spoken(t, "выставляю", "восемь"))])
     entries = list(live.entries)
     live.close()
     game, writer, resumed, _ = open_table(live.game.rules, tmp_path / "j.jsonl", resume=True)
@@ -140,11 +116,11 @@ def test_a_revision_during_an_undo_only_adds_its_new_words(tmp_path):
     must not rewrite them under it; its words not yet heard are heard."""
     live = day_table(tmp_path / "j.jsonl")
     t = live.game.now + 1.0
-    partial = words(t, "выставляю")
+    partial = spoken(t, "выставляю")
     live.hear(partial)
     before = list(live.entries)
     live.undoing = True
-    said = live.hear([Revision(partial, words(t, "выставляю", "семь"))])
+    said = live.hear([Revision(partial, spoken(t, "выставляю", "семь"))])
     live.undoing = False
     assert [live.game.book.render(o) for o in said] == ["Принят номер 7"]
     assert live.entries[:len(before)] == before and live.game.today == [7]

@@ -1,8 +1,8 @@
 """Writing a journal: locked for one table alone, a line per accepted input,
 with an fsync per write in a live game; a write that fails stops the table.
 
-Heard words that changed nothing anyone heard may be *held* (`hold`): they
-are written as one line of words with the next write, or by `flush`. An
+Heard words that changed nothing anyone heard, and clock marks, may be *held*
+(`hold`): they are written, words as runs, with the next write or by `flush`. An
 input the table answered is never held, so a crash loses at most words that
 no announcement depended on; a held run can still be replaced by the final
 result of its utterance (`replace_held`) before it reaches the disk."""
@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ class Journal:
         self.failed: JournalWriteError | None = None
         self.cut = 0             # bytes of a torn tail cut off on resume
         self.scan: Scan | None = None
-        self.held: list[tuple[float, dict[str, Any]]] = []   # heard words not yet written
+        self.held: list[tuple[float, dict[str, Any]]] = []   # heard words and clock marks not yet written
         self.writes = 0          # writes that reached the disk (each with its fsync, if on)
         self._previous = ""
         self._fd: int | None = None
@@ -120,7 +121,7 @@ class Journal:
         self.held.append((t, event))
 
     def replace_held(self, count: int, entries: list[tuple[float, dict[str, Any]]]) -> None:
-        """The last `count` held words give way to `entries` (an utterance's final result)."""
+        """The last `count` held entries give way to `entries` (an utterance's final result)."""
         if count > len(self.held):
             raise ValueError(f"only {len(self.held)} words are held, not {count}")
         self.held[len(self.held) - count:] = entries
@@ -131,21 +132,15 @@ class Journal:
             self._write_entries(self._held_lines())
 
     def _held_lines(self) -> list[dict[str, Any]]:
-        """Held entries as lines: each stretch of words as runs, anything else
-        (a clock mark) as its own line, in their order."""
+        """Held entries as lines, in their order: each stretch of words as runs,
+        anything else (a clock mark) as a line of its own."""
         lines: list[dict[str, Any]] = []
-        words: list[tuple[float, dict[str, Any]]] = []
-        for t, event in [*self.held, (0.0, {})]:
-            if event.get("type") == "word" and len(words) < BATCH_WORDS:
-                words.append((t, event))
-                continue
-            run = word_run(words) if words else None
-            lines += [run] if run is not None else [compact({"t": wt, "event": we}) for wt, we in words]
-            words = []
-            if event.get("type") == "word":
-                words.append((t, event))
-            elif event:
-                lines.append(compact({"t": t, "event": event}))
+        for is_word, group in groupby(self.held, key=lambda entry: entry[1].get("type") == "word"):
+            stretch = list(group)
+            for i in range(0, len(stretch), BATCH_WORDS if is_word else 1):
+                part = stretch[i:i + BATCH_WORDS] if is_word else stretch[i:i + 1]
+                run = word_run(part) if is_word else None
+                lines += [run] if run is not None else [compact({"t": t, "event": e}) for t, e in part]
         return lines
 
     def check(self) -> None:

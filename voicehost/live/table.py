@@ -97,7 +97,7 @@ class JournalWriter:
         self._submit(lambda journal: journal.write_entry(t, event))
 
     def hold(self, t: float, event: dict[str, Any]) -> None:
-        """A heard word that changed nothing said: written with the next write."""
+        """A heard word that changed nothing said, or a clock mark: written with the next write."""
         self._submit(lambda journal: journal.hold(t, event))
 
     def replace_held(self, count: int, entries: list[Entry]) -> None:
@@ -164,7 +164,7 @@ class LiveTable:
         # The game before the first word taken from partial results since the
         # last revision: a `Revision` replays from here (voicehost.revision).
         self._mark: revision.Mark | None = None
-        self._held = 0                       # words at the end of `entries` the journal holds, unwritten
+        self._held = 0                       # entries at the end of `entries` the journal holds, unwritten
         self._held_since: float | None = None
         self.texts = live_texts(game.rules.phrasebook)
         # The page reads the game under this lock; only in-memory changes are
