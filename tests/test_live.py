@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import ROLES, until
+from tests.conftest import ROLES, ListSink, until
 from voicehost.audio import Clip
 from voicehost.errors import InputError
 from voicehost.game.model import Phase
@@ -26,15 +26,6 @@ class FakeVoice:
         yield Clip(b"\0\0" * 16000, 16000)
 
 
-class ListSink:
-    def __init__(self):
-        self.clips = []
-
-    def play(self, clip):
-        self.clips.append(clip)
-
-    def close(self):
-        pass
 
 
 def live_table(speaker_sinks=None) -> LiveTable:

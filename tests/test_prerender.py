@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.conftest import GAMES
+from tests.conftest import GAMES, ListSink
 from tests.test_games import moderator_outputs
 from tests.test_grammar_data import _said_keys
 from voicehost.asr import Revision
@@ -100,15 +100,6 @@ class CountingVoice:
         yield Clip(b"\1\0" * 1600, 16000)
 
 
-class ListSink:
-    def __init__(self):
-        self.clips = []
-
-    def play(self, clip):
-        self.clips.append(clip)
-
-    def close(self):
-        pass
 
 
 def test_a_revision_at_the_table_says_only_prerendered_lines(tmp_path):

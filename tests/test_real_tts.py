@@ -6,20 +6,10 @@ import wave
 
 import pytest
 
+from tests.conftest import ListSink
 from tests.realparts import JOE_VOICE
 from voicehost.audio import Clip, WavFileSink, read_wav
 from voicehost.tts import EspeakVoice, PiperVoice, Speaker, VoiceError, open_voice, render
-
-
-class ListSink:
-    def __init__(self):
-        self.clips: list[Clip] = []
-
-    def play(self, clip):
-        self.clips.append(clip)
-
-    def close(self):
-        pass
 
 
 @pytest.fixture(scope="module")
