@@ -96,6 +96,8 @@ BAD = {
     "not-words": (["-"], "[1, 2]", "neither"),
     "word-without-times": (["-"], '{"words": [{"word": "семь"}]}', "start"),
     "end-before-start": (["-"], '{"words": [{"word": "семь", "start": 2, "end": 1}]}', "start <= end"),
+    "time-too-large": (["-"], '{"words": [{"word": "семь", "start": 1, "end": 1%s}]}' % ("0" * 400),
+                       "end must be a number of seconds"),
     "bad-seat": (["--alive", "1,2,11", "--text", "семь"], None, "11"),
     "bad-limit": (["--limit", "abc", "--text", "семь"], None, "seconds"),
     "unknown-ruleset": (["--ruleset", "nope", "--text", "семь"], None, "nope"),

@@ -358,7 +358,7 @@ def test_only_inputs_and_fired_timers_are_journaled(tmp_path):
     ticks = sum(e["event"]["type"] == "tick" for e in entries) - ticks_before
     game = replay(path)[0]
     assert 0 < ticks < 20
-    assert snapshot(game)["timers"] == snapshot(table.game)["timers"]
+    assert snapshot(game)["clock"]["timers"] == snapshot(table.game)["clock"]["timers"]
     assert snapshot(game)["protocol"] == snapshot(table.game)["protocol"]
 
 

@@ -1,7 +1,10 @@
 """The game protocol (SPEC §4 `--protocol`) and a full state snapshot."""
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections import deque
+from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -31,39 +34,32 @@ def protocol_text(game: Moderator) -> str:
 
 
 def snapshot(game: Moderator) -> dict[str, Any]:
-    """Everything that decides what the game does next: equal snapshots, equal games."""
+    """Everything that decides what the game does next: equal snapshots, equal
+    games. Every field of the state is in it (the open floor's listener too),
+    so a part added to the state can never be left out of the comparison."""
     state = game.state
-    clock, seats, day, night, floors, record = (state.clock, state.seats, state.day, state.night,
-                                                state.floors, state.record)
-    floor = floors.floor
-    return {
-        "protocol": protocol(game),
-        "now": clock.now,
-        "phase": seats.phase.value,
-        "day": seats.day,
-        "night": seats.night,
-        "alive": sorted(seats.alive),
-        "roles": {str(s): r.value for s, r in seats.roles.items()},
-        "opener": day.opener,
-        "timers": dict(sorted(clock.timers.items())),
-        "paused_at": clock.paused_at,
-        "floor": None if floor is None else {
-            "id": floor.id, "seat": floor.seat, "kind": floor.kind.value,
-            "start": floor.start, "end": floor.end, "heard": floor.heard,
-        },
-        "speakers": list(day.speakers),
-        "floor_queue": [(s, k.value) for s, k in floors.queue],
-        "then": floors.then,
-        "today": list(day.today),
-        "candidates": list(day.candidates),
-        "tied": day.tied,
-        "vote_round": day.vote_round,
-        "vote_index": day.vote_index,
-        "vote_resolved": day.vote_resolved,
-        "cancel_day": day.cancel_day,
-        "shot": [night.shot, night.shot_entered, night.hunt_index],
-        "silenced": sorted(record.silenced),
-        "misses": record.misses,
-        "quiet_rounds": record.quiet_rounds,
-        "outputs": len(game.outputs),
-    }
+    shared = (game, game.grammar, game.rules, game.book)   # never change: not part of a game's state
+    out: dict[str, Any] = {"protocol": protocol(game), "outputs": len(game.outputs)}
+    out.update({f.name: _plain(getattr(state, f.name), shared) for f in dataclasses.fields(state)})
+    return out
+
+
+def _plain(value: Any, shared: tuple[Any, ...]) -> Any:
+    """A state value as plain, comparable JSON-like data."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, Enum):
+        return value.value
+    if any(value is s for s in shared):
+        return None
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name), shared) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): _plain(v, shared) for k, v in sorted(value.items(), key=lambda item: str(item[0]))}
+    if isinstance(value, (set, frozenset)):
+        return sorted((_plain(v, shared) for v in value), key=repr)
+    if isinstance(value, (list, tuple, deque)):
+        return [_plain(v, shared) for v in value]
+    if hasattr(value, "__dict__"):   # the listener: its own state, not the grammar it reads
+        return {k: _plain(v, shared) for k, v in sorted(vars(value).items())}
+    raise TypeError(f"no snapshot for a {type(value).__name__}")

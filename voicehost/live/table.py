@@ -197,7 +197,7 @@ class LiveTable:
         """A word as the rules hear it: "[unk]" unless the speech rules react
         to it, times to the centisecond. The game and its journal get the same."""
         text = word.word if self.game.grammar.reacts_to(word.word) else UNK
-        return Word(text, round(word.start, 2), round(word.end, 2), word.conf)
+        return Word(text, round(word.start, 2), round(word.end, 2))   # no confidence: the journal keeps none
 
     # ------------------------------------------------------------ inputs
 

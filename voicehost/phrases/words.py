@@ -25,11 +25,16 @@ class Word:
 
 
 def _number(value: Any, where: str, text: str, name: str) -> float:
-    if type(value) is float and math.isfinite(value) or type(value) is int:
-        return float(value)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InputError(f"{where} '{text}': {name} must be a number of seconds, got {json.dumps(value)}")
-    return float(value)
+    if type(value) in (int, float):
+        try:
+            seconds = float(value)
+        except OverflowError:   # a whole number too large for any time
+            seconds = math.inf
+        if math.isfinite(seconds):
+            return seconds
+    shown = json.dumps(value)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    raise InputError(f"{where} '{text}': {name} must be a number of seconds, got {shown}")
 
 
 def parse_word(item: Any, where: str = "word") -> Word:
