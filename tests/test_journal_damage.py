@@ -231,6 +231,24 @@ def test_a_new_journal_does_not_overwrite_a_game(tmp_path, capsys):
     assert path.read_bytes() == before
 
 
+def test_run_refuses_another_games_journal_before_the_deal_and_keeps_its_protocol(tmp_path, capsys):
+    """Not at the deal, after the host has set up a table: at once, one line,
+    and the other game's protocol beside it is left as it was."""
+    import subprocess
+    import sys
+
+    path = _journal_of(tmp_path, capsys=capsys)
+    protocol = path.with_suffix(".protocol.json")
+    protocol.write_text('{"kept": true}', "utf-8")
+    proc = subprocess.run([sys.executable, "-m", "voicehost", "run", "--text", "--mute", "--journal", str(path)],
+                          input="/roles d4 m2 m7 s6\n/quit\n", capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "HOME": str(tmp_path)})
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip().splitlines() == [f"voicehost run: {path} already holds a game: go on with it "
+                                                f"with --resume, or journal this one to another file"]
+    assert protocol.read_text("utf-8") == '{"kept": true}'
+
+
 def _table(path: Path) -> Table:
     rules = rules_for("4mafia")
     table = Table(new_game(rules), Journal(path, rules, fsync=True))

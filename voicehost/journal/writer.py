@@ -20,6 +20,23 @@ from voicehost.journal.lines import BATCH_WORDS, VERSION, Scan, compact, encode_
 from voicehost.rules import RuleOptions
 
 
+def _not_a_file(path: Path) -> JournalError:
+    return JournalError(f"{path} is not a regular file; a journal must be one")
+
+
+def _holds_a_game(path: Path) -> JournalError:
+    return JournalError(f"{path} already holds a game: go on with it with --resume, "
+                        f"or journal this one to another file")
+
+
+def check_new(path: Path) -> None:
+    """Refuse, before a game starts, a journal path that is another game's (or no file)."""
+    if path.exists() and not path.is_file():
+        raise _not_a_file(path)
+    if path.is_file() and path.stat().st_size:
+        raise _holds_a_game(path)
+
+
 class Journal:
     """An open journal: locked for this table alone, written line by line.
 
@@ -41,7 +58,7 @@ class Journal:
         self._previous = ""
         self._fd: int | None = None
         if self.path.exists() and not self.path.is_file():
-            raise JournalError(f"{self.path} is not a regular file; a journal must be one")
+            raise _not_a_file(self.path)
         flags = os.O_RDWR | (0 if resume else os.O_CREAT) | getattr(os, "O_CLOEXEC", 0)
         try:
             fd = os.open(self.path, flags, 0o644)
@@ -63,8 +80,7 @@ class Journal:
                 self._open_existing()
             else:
                 if os.fstat(fd).st_size:
-                    raise JournalError(f"{self.path} already holds a game: go on with it with --resume, "
-                                       f"or journal this one to another file")
+                    raise _holds_a_game(self.path)
                 if rules is None:
                     raise ValueError("a new journal needs the rules")
                 self._write_entries([{"journal": VERSION, "ruleset": rules.name, "rules": rules.to_json()}])

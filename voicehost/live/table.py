@@ -40,6 +40,7 @@ from voicehost.game.model import Output, Phase
 from voicehost.game.moderator import Moderator, new_game
 from voicehost.journal import Journal, Table, last_host_input, rebuild, resume_table
 from voicehost.journal.lines import UNK
+from voicehost.journal.writer import check_new
 from voicehost.live.clock import AudioClock, Clock, GameClock
 from voicehost.live.texts import live_texts, rendered
 from voicehost.phrases.words import Word
@@ -527,6 +528,7 @@ def open_table(rules: RuleOptions, journal: Path, *, resume: bool) -> tuple[Mode
     if resume:  # the journal is locked before it is read: a second table is refused
         table, outputs, opened = resume_table(journal)
         return table.game, JournalWriter(journal, table.game.rules, journal=opened), table.entries, outputs
+    check_new(journal)   # now, not at the deal: another game's journal (and protocol) stay as they are
     try:  # the folder now (the page keeps its paired devices there); the file at the deal
         journal.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
