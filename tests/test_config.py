@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -129,6 +130,26 @@ def test_unreadable_config_is_one_line_naming_the_file(content, needle, tmp_path
     assert main(["check-phrase", "--text", "выставляю седьмого", "--config", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and needle in err and str(path) in err
+
+
+@pytest.mark.parametrize("kind", ["pipe", "endless device", "empty device"])
+def test_a_config_that_is_no_file_is_one_line_or_no_settings(kind, tmp_path, capsys):
+    """A pipe would wait for ever and /dev/zero never ends: one line each;
+    /dev/null reads as no settings at all."""
+    import os
+
+    from voicehost.cli import main
+
+    path = {"endless device": Path("/dev/zero"), "empty device": Path("/dev/null")}.get(kind, tmp_path / "club.toml")
+    if kind == "pipe":
+        os.mkfifo(path)
+    code = main(["check-phrase", "--text", "выставляю седьмого", "--config", str(path)])
+    captured = capsys.readouterr()
+    if kind == "empty device":
+        assert code == 0 and '"accepted": true' in captured.out
+    else:
+        assert code == 2 and captured.err.count("\n") == 1 and str(path) in captured.err
+        assert ("a pipe, not a file" if kind == "pipe" else "over 1 MB") in captured.err
 
 
 def test_set_takes_a_list_of_fillers():

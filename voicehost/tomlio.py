@@ -4,6 +4,7 @@ over the file it names, with a loop check)."""
 from __future__ import annotations
 
 import math
+import stat
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -11,11 +12,22 @@ from typing import Any
 
 from voicehost.errors import ConfigError, VoicehostError
 
+MAX_BYTES = 1_000_000
+
 
 def read_toml(path: Path, what: str = "settings file", error: type[VoicehostError] = ConfigError) -> dict[str, Any]:
-    """A TOML file as a dict; any problem is one line naming the file."""
+    """A TOML file as a dict; any problem is one line naming the file. A pipe
+    is refused (reading it would wait for ever), and no more than `MAX_BYTES`
+    are read (a device such as /dev/zero never ends; /dev/null is empty)."""
     try:
-        text = Path(path).read_bytes().decode("utf-8")
+        mode = Path(path).stat().st_mode
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+            raise error(f"{path}: the {what} is a pipe, not a file")
+        with open(path, "rb") as stream:
+            data = stream.read(MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:
+            raise error(f"{path}: the {what} is over {MAX_BYTES // 1_000_000} MB; no settings file is that large")
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise error(f"no {what} at {path}") from None
     except IsADirectoryError:
