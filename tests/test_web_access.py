@@ -169,3 +169,30 @@ def test_an_unwritable_place_keeps_devices_in_memory(tmp_path):
     devices = Devices(blocker / "game.jsonl.devices")  # even root cannot create a file under a file
     assert devices.path is None
     assert devices.add("host", "pin") == "1" and "1" in devices.paired
+
+
+def test_port_0_serves_on_a_free_port_and_names_it_everywhere(tmp_path):
+    """[web] port = 0 (or --port 0): the system picks a free port; the links
+    printed and the allowed Host both name that port, so the page answers."""
+    import aiohttp
+
+    from voicehost.config import Config
+    from voicehost.live.table import open_table
+    from voicehost.web.server import start_server
+
+    async def go():
+        game, writer, entries, _ = open_table(rules_for("4mafia"), tmp_path / "j.jsonl", resume=False)
+        live = LiveTable(game, AudioClock(), journal=writer, entries=entries)
+        out = io.StringIO()
+        server = await start_server(live, Config(), port=0, out=out)
+        try:
+            port = int(server.url.rsplit(":", 1)[1])
+            assert port != 0 and f"127.0.0.1:{port}/table" in out.getvalue()
+            async with aiohttp.ClientSession() as session:
+                async with session.get(f"{server.url}/table") as answer:
+                    assert answer.status == 200
+        finally:
+            await server.cleanup()
+            writer.close()
+
+    asyncio.run(go())

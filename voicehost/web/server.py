@@ -90,12 +90,11 @@ async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port:
     """Serve the page: on this machine, or (lan) on every interface, with the link
     naming the LAN address a phone can reach."""
     _more_descriptors()
-    port = port or config.web.port
+    port = config.web.port if port is None else port
     bind = "0.0.0.0" if lan else config.web.host
     shown = lan_address() if lan else (bind if bind not in ("0.0.0.0", "") else "127.0.0.1")
-    names = local_names() if lan or bind == "0.0.0.0" else ()
-    access = Access(allowed_hosts(bind, port, (*config.web.allowed_hosts, *names, shown)),
-                    Devices(devices_file(live.journal_path)))
+    names = (*config.web.allowed_hosts, *(local_names() if lan or bind == "0.0.0.0" else ()), shown)
+    access = Access(allowed_hosts(bind, port, names), Devices(devices_file(live.journal_path)))
     hub = Hub(live, asyncio.get_running_loop(), access=access)
     base = f"http://{shown}:{port}"
 
@@ -111,6 +110,10 @@ async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port:
         await runner.cleanup()
         raise VoicehostError(f"cannot serve the page on {bind}:{port} ({exc.strerror}): "
                              f"choose another with --port") from None
+    if port == 0:  # any free port: the links and the allowed hosts name the one the system gave
+        port = runner.addresses[0][1]
+        access.hosts = {host.lower() for host in allowed_hosts(bind, port, names)}
+        base = f"http://{shown}:{port}"
     pump = asyncio.create_task(hub.pump(), name="web-pump")
     print_pairing(out, pair_url(), access.pin, f"{base}/table", hub.texts)
     return PageServer(runner, pump, access, base)
