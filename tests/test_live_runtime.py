@@ -422,6 +422,23 @@ def test_training_refuses_a_malformed_silence_in_russian():
     assert proc.stdout.splitlines()[1:] == ["! Тишина <-5> записывается как <N> — число секунд от 0 до 999999",
                                             "Принят номер 7"]
 
+
+def test_a_line_of_silences_alone_is_refused_in_russian():
+    proc = subprocess.run([sys.executable, "-m", "voicehost", "train", "--text", "--mute"], input="<5> <6>\n\n",
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[1:] == ["! В строке нет слов; тишина набирается одна на строке, как <N>"]
+
+
+def test_roles_on_the_command_line_are_refused_in_russian(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "voicehost", "run", "--text", "--mute", "--roles", "d4 d5",
+                           "--journal", str(tmp_path / "j.jsonl")], input="/quit\n",
+                          capture_output=True, text=True, timeout=60, cwd=ROOT,
+                          env={**os.environ, "HOME": str(tmp_path)})
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines() == ["voicehost run: --roles: Нужно 6 мирных, 1 шериф, 2 мафии и 1 дон"]
+
+
 def test_the_first_tally_prompts_at_once():
     live, terminal = typed_table()
     for line in ("/roles d4 m2 m7 s6", "<80>", "выставляю седьмого спасибо", "выставляю третьего спасибо",

@@ -19,6 +19,7 @@ from typing import Any, TextIO
 from voicehost.asr import model_problem
 from voicehost.audio import AudioError, Sink, SpeakerSink, WavFileSink
 from voicehost.config import Config, default_config_path, load_config
+from voicehost.errors import InputError, VoicehostError
 from voicehost.game.model import Phase
 from voicehost.live.clock import AudioClock, Clock, GameClock
 from voicehost.live.commands import parse_roles
@@ -127,7 +128,10 @@ def _tell_prerendering(rules: RuleOptions, options: RunOptions) -> Callable[[int
 
 def _deal_from_options(live: LiveTable, options: RunOptions) -> None:
     if options.roles and live.game.phase is Phase.SETUP:
-        live.apply_json({"type": "setup", "roles": parse_roles(options.roles, live.texts)})
+        try:
+            live.apply_json({"type": "setup", "roles": parse_roles(options.roles, live.texts)})
+        except VoicehostError as exc:   # said as the terminal says it, in the table's language
+            raise InputError(f"--roles: {live.game.book.refusal(exc)}") from None
 
 
 def summary(live: LiveTable) -> str:
@@ -202,7 +206,8 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, stdin: TextIO = sys.
         problem = model_problem(config.path(config.asr.model))
         microphone = problem is None
         if problem:
-            out.write(live_texts(rules.phrasebook).text("no_model", why=problem) + "\n")
+            log.warning("no speech model: %s", problem)
+            out.write(live_texts(rules.phrasebook).text("no_model", path=config.path(config.asr.model)) + "\n")
     return asyncio.run(_live(config, rules, options, stdin, microphone=microphone))
 
 

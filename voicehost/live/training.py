@@ -37,7 +37,8 @@ class Trainer:
                 voice = open_voice(config.path(config.tts.voice), config.tts.espeak_voice or rules.language)
                 sink = SpeakerSink(config.audio.table_device or None)
             except VoicehostError as exc:
-                out.write(self.texts.text("train_no_voice", why=exc) + "\n")
+                log.warning("training without a voice: %s", exc)
+                out.write(self.texts.text("train_no_voice") + "\n")
             else:
                 self.speaker = Speaker(voice, sink, None, lambda: 0.0, tail=0.0)
 

@@ -102,5 +102,5 @@ def words_from_text(text: str) -> list[Word]:
         words.append(Word(token, round(clock, 6), round(clock + WORD_SECONDS, 6)))
         gap = None
     if not words and text.strip():
-        raise InputError("--text has no words")
+        raise InputError("--text has no words", key="no_words")
     return words
