@@ -121,3 +121,16 @@ def test_city_best_player_past_the_table_is_refused_also_on_replay(tmp_path):
     journal.close()
     with pytest.raises(VoicehostError, match=r"j\.jsonl:3: seat 11 is not at this table"):
         replay(path)
+
+
+@pytest.mark.parametrize("given", ['/votes 7=4 7=3', {"type": "votes", "counts": {"7": 1, "07": 2}}],
+                         ids=["typed", "page"])
+def test_a_candidate_named_twice_in_votes_is_refused_not_overwritten(given):
+    """'7=4 7=3' once counted 3 for seat 7 and gave the remainder to the last
+    candidate: a seat named twice is refused, in the table's language."""
+    from voicehost.phrasebook import load_phrasebook
+
+    with pytest.raises(InputError) as caught:
+        parse_command(given) if isinstance(given, str) else parse_event(given)
+    assert caught.value.key == "votes_seat_twice"
+    assert load_phrasebook("phrasebook.ru").refusal(caught.value) == "Голоса: место 7 названо дважды"

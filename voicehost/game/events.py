@@ -249,7 +249,11 @@ def parse_event(data: Any, size: int = len(SEATS)) -> Event:
             raise InputError("votes 'counts' must map candidate seats to vote counts", key="votes_not_a_map")
         parsed: dict[int, int] = {}
         for key, value in counts.items():
-            parsed[seat(key, f"votes candidate {key!r}")] = _count(value, f"votes for {key}")
+            candidate = seat(key, f"votes candidate {key!r}")
+            if candidate in parsed:
+                raise InputError(f"votes name seat {candidate} twice", key="votes_seat_twice",
+                                 values={"seat": candidate})
+            parsed[candidate] = _count(value, f"votes for {key}")
         return Votes(parsed)
     if kind == "lift_votes":
         return LiftVotes(_count(data.get("count"), "lift_votes 'count'"))

@@ -108,6 +108,9 @@ def parse_command(line: str, texts: LiveTexts | None = None) -> dict[str, Any] |
             seat, sep, count = arg.replace(":", "=").partition("=")
             if not sep or number(seat) is None or number(count) is None:
                 raise InputError(texts.text("votes_bad", word=shown(arg)))
+            if str(number(seat)) in counts:   # the same refusal as the page's (game.events.parse_event)
+                raise InputError(f"votes name seat {number(seat)} twice", key="votes_seat_twice",
+                                 values={"seat": number(seat)})
             counts[str(number(seat))] = number(count)
         return {"type": "votes", "counts": counts}
     if head == "/lift":
