@@ -180,3 +180,20 @@ def test_the_heap_is_trimmed_after_a_synthesized_line_not_after_a_cached_one(mon
     speaker.say("Выставлены игроки номер 4, 5")
     assert speaker.wait(10) and trims == [1, 1]
     speaker.close()
+
+
+def test_a_phrase_cache_the_disk_cannot_keep_is_no_error(tmp_path):
+    """A file where the cache folder should be (or a full, read-only disk):
+    the lines are rendered and said all the same, and rendered again next time."""
+    blocked = tmp_path / "phrase-cache"
+    blocked.write_text("not a folder")
+    game = new_game(rules_for("4mafia"))
+    speaker = Speaker(CountingVoice(), ListSink(), None, lambda: 0.0)
+    prerender(speaker, game, blocked)
+    assert set(speaker.cache) == set(fixed_phrases(game))
+    rare = rare_phrases(game)[0]
+    speaker.say(rare)
+    speaker.say(rare)
+    assert speaker.wait(10)
+    speaker.close()
+    assert speaker.voice.asked.count(rare) == 2 and len(speaker.spoken) == 2   # said, never kept

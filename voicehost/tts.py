@@ -4,6 +4,7 @@ announcements are rendered once at start-up into a cache, so the moderator's
 most frequent answers start playing at once."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import logging
@@ -135,7 +136,8 @@ def _read_clip(path: Path) -> Clip | None:
 
 def _cached_render(voice: Voice, text: str, folder: Path | None) -> Clip:
     """The clip of `text`, from `folder` when it was rendered before, else
-    rendered (and written there)."""
+    rendered (and written there, when the disk lets it: the clip is said
+    all the same)."""
     if folder is None:
         return render(voice, text)
     path = _cache_path(voice, text, folder)
@@ -145,14 +147,19 @@ def _cached_render(voice: Voice, text: str, folder: Path | None) -> Clip:
             return clip
         path.unlink(missing_ok=True)
     clip = render(voice, text)
-    folder.mkdir(parents=True, exist_ok=True)
     part = path.with_suffix(".part")
-    with wave.open(str(part), "wb") as writer:
-        writer.setnchannels(1)
-        writer.setsampwidth(2)
-        writer.setframerate(clip.rate)
-        writer.writeframes(clip.pcm)
-    part.replace(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with wave.open(str(part), "wb") as writer:
+            writer.setnchannels(1)
+            writer.setsampwidth(2)
+            writer.setframerate(clip.rate)
+            writer.writeframes(clip.pcm)
+        part.replace(path)
+    except OSError as exc:   # a full or read-only disk, or no folder: rendered again next time
+        log.warning("could not keep %r in %s: %s", text, folder, exc.strerror or exc)
+        with contextlib.suppress(OSError):
+            part.unlink(missing_ok=True)
     return clip
 
 
@@ -311,12 +318,10 @@ class Speaker:
 
     def _keep_on_disk(self, text: str, folder: Path) -> Clip:
         assert self.voice is not None
-        try:
-            clip = _cached_render(self.voice, text, folder)
-        except OSError as exc:   # a full or read-only disk: said all the same
-            log.warning("could not keep %r on disk: %s", text, exc)
-            return render(self.voice, text)
-        self.on_disk[text] = _cache_path(self.voice, text, folder)
+        clip = _cached_render(self.voice, text, folder)
+        path = _cache_path(self.voice, text, folder)
+        if path.is_file():
+            self.on_disk[text] = path
         return clip
 
     def _play_clips(self, item: _Item, sink: Sink, clips: Iterator[Clip], *, cached: bool) -> None:
