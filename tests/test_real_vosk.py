@@ -154,6 +154,19 @@ def test_a_word_near_a_timing_limit_waits_for_exact_times(before, gap, held):
     assert (words == []) == held
 
 
+@pytest.mark.parametrize("gap, held", [(9.8, False), (19.8, True)], ids=["10s-is-no-limit-here", "near-its-20s"])
+def test_the_tables_own_pause_limit_decides_which_word_waits(gap, held):
+    """A club's nomination_pause of 20 s: a word 9.8 s after the trigger is far
+    from any limit, one 19.8 s after it waits for the exact times."""
+    from voicehost.asr import SpeechLimits
+
+    committer = PartialCommitter(0.1, limits=SpeechLimits(pause_limit=20.0))
+    committer.final([{"word": "выставляю", "start": 0.0, "end": 1.0}], 1.3)
+    seen = 1.0 + gap + 0.3 + committer.lag
+    words = committer.partial(["семь"], seen) + committer.partial(["семь"], seen + 0.1)
+    assert (words == []) == held
+
+
 def test_inside_an_utterance_only_the_pass_rule_holds_a_word():
     committer = PartialCommitter(0.1)
     assert [w.word for w in committer.partial(["выставляю", "семь"], 1.0)] == ["выставляю"]

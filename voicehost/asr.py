@@ -138,12 +138,21 @@ def model_problem(model_dir: Path) -> str | None:
 # Seconds from a word's end to its first appearance in the text partial, as
 # measured with frames-per-chunk 6 (the acoustic model's right context is 0.34 s).
 PARTIAL_LAG = 0.4
-# The timing rules of a speech (SPEC): a nomination fails after a pause of
-# more than 10 s, and "пас" ends the speech after 1.5 s with no new word.
-PAUSE_LIMIT = 10.0
-PASS_SILENCE = 1.5
-PASS_WORDS = frozenset({"пас"})
 MARGIN = 0.5  # how far an estimated time may be off
+
+
+@dataclass(frozen=True)
+class SpeechLimits:
+    """The timing rules of a speech (SPEC), as the table's rules set them: a
+    nomination fails after a pause of more than `pause_limit`, and a pass word
+    ends the speech after `pass_silence` with no new word (4mafia: 10 s, 1.5 s)."""
+
+    pause_limit: float = 10.0
+    pass_silence: float = 1.5
+    pass_words: frozenset[str] = frozenset({"пас"})
+
+
+FOUR_MAFIA = SpeechLimits()
 
 
 class PartialCommitter:
@@ -153,10 +162,10 @@ class PartialCommitter:
     text: a word that changes starts its stability window again, and never
     holds back the words after it."""
 
-    def __init__(self, stable_seconds: float = 0.1, *, pass_words: frozenset[str] = PASS_WORDS,
+    def __init__(self, stable_seconds: float = 0.1, *, limits: SpeechLimits = FOUR_MAFIA,
                  margin: float = MARGIN, lag: float = PARTIAL_LAG) -> None:
         self.stable_seconds = stable_seconds
-        self.pass_words = pass_words
+        self.limits = limits
         self.margin = margin
         self.lag = lag
         self._first: dict[tuple[int, str], float] = {}
@@ -209,13 +218,15 @@ class PartialCommitter:
         estimated end. The first word of an utterance starts after the
         utterance began (`anchor`) and the word before it has exact times, so
         its gap lies in [anchor - end, first_seen - end]."""
+        rules = self.limits
         if self._taken:
             before = self._taken[-1]
-            return before.word in self.pass_words and first_seen - before.end + self.margin >= PASS_SILENCE
+            return before.word in rules.pass_words and first_seen - before.end + self.margin >= rules.pass_silence
         if self.last is None:
             return False
         low, high = self.anchor - self.last.end - self.margin, first_seen - self.last.end + self.margin
-        limits = (PAUSE_LIMIT, PASS_SILENCE) if self.last.word in self.pass_words else (PAUSE_LIMIT,)
+        limits = (rules.pause_limit, rules.pass_silence) if self.last.word in rules.pass_words \
+            else (rules.pause_limit,)
         return any(low <= limit <= high for limit in limits)
 
     def final(self, items: list[dict[str, Any]], audio_time: float) -> list[Word | Revision]:
@@ -257,8 +268,8 @@ class VoskRecognizer:
     `[asr] mode = "grammar"`, or a benchmark whose audio holds only grammar
     words); `choose_listening` is where the table decides."""
 
-    def __init__(self, model: Any, *, phrases: list[str] | None = None,
-                 stable_seconds: float = 0.1, force_grammar: bool = False) -> None:
+    def __init__(self, model: Any, *, phrases: list[str] | None = None, stable_seconds: float = 0.1,
+                 force_grammar: bool = False, limits: SpeechLimits = FOUR_MAFIA) -> None:
         import vosk
 
         self.model = model
@@ -278,7 +289,7 @@ class VoskRecognizer:
         self._rec.SetWords(True)
         self._rec.SetPartialWords(False)
         self.audio_time = 0.0
-        self._committer = PartialCommitter(stable_seconds)
+        self._committer = PartialCommitter(stable_seconds, limits=limits)
 
     @property
     def pending(self) -> bool:

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from voicehost.asr import (
+    FOUR_MAFIA,
     AsrError,
     Recognizer,
+    SpeechLimits,
     VoskRecognizer,
     choose_listening,
     grammar_phrases,
@@ -119,8 +121,11 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
                        if config.asr.low_latency else None, endpoint_seconds=config.asr.endpoint_ms / 1000)
     from voicehost.phrases.grammar import load_grammar
 
-    phrases = grammar_phrases(load_grammar(rules.grammar))
-    recognizer = listening_recognizer(model, config.asr, phrases)
+    grammar = load_grammar(rules.grammar)
+    phrases = grammar_phrases(grammar)
+    # which words wait for the final result's exact times: this table's limits, not 4mafia's
+    limits = SpeechLimits(rules.nomination_pause, rules.pass_silence, frozenset(grammar.passes))
+    recognizer = listening_recognizer(model, config.asr, phrases, limits)
     recognizer.warm_up()  # the first utterance is not the one that pays for the decoder's start-up
     missing = recognizer.missing(phrases)
     if missing:
@@ -129,12 +134,13 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
     return recognizer
 
 
-def listening_recognizer(model: Any, settings: AsrSettings, phrases: list[str]) -> VoskRecognizer:
+def listening_recognizer(model: Any, settings: AsrSettings, phrases: list[str],
+                         limits: SpeechLimits = FOUR_MAFIA) -> VoskRecognizer:
     """A recognizer over a loaded model as `[asr] mode` picks it (`choose_listening`), said in the log."""
     choice = choose_listening(settings.mode, lambda word: model_knows(model, word))
     log.info("listening with %s: %s", choice.name, choice.why)
-    return VoskRecognizer(model, phrases=phrases if choice.grammar else None,
-                          stable_seconds=settings.stable_ms / 1000, force_grammar=choice.grammar)
+    return VoskRecognizer(model, phrases=phrases if choice.grammar else None, stable_seconds=settings.stable_ms / 1000,
+                          force_grammar=choice.grammar, limits=limits)
 
 
 def chunks_of(clip: Clip, seconds: float = 0.1) -> Iterator[bytes]:
