@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import copy
 
+import pytest
+
 from tests.realparts import JOE_VOICE, ko_live_model
 from tools.latency_fixture import FIXTURE, STAND_INS, StandIns, load_transcript
 from voicehost.asr import VoskRecognizer, plain_words
@@ -118,3 +120,15 @@ def test_a_partial_decision_the_final_result_contradicts_is_corrected_aloud():
     # where partials and final agree, the decision stands and nothing is corrected
     steady = [said for text, said, _ in results if text == "라디오 게임 버스"]
     assert steady and all(s.count("Принят номер 7") == 1 and not any("Поправка" in t for t in s) for s in steady)
+
+
+@pytest.mark.parametrize("content, needle", [(b'{"type": "shot", "seat": 5}\n\xff\n', "not UTF-8"),
+                                             (b'{"type": "shot", "seat": 5}\n{"type":\n', ":2: ")])
+def test_a_host_script_that_cannot_be_read_is_one_line(content, needle, tmp_path):
+    from voicehost.errors import InputError
+
+    path = tmp_path / "host.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(InputError, match=needle) as caught:
+        HostScript(path, 10)
+    assert "\n" not in str(caught.value)

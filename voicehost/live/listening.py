@@ -42,13 +42,20 @@ class HostScript:
 
     def __init__(self, path: Path | None, size: int) -> None:
         self.events: list[Event] = []
-        if path is not None:
-            for number, line in enumerate(path.read_text("utf-8").split("\n"), 1):
-                if line.strip():
-                    try:
-                        self.events.append(parse_event(json.loads(line), size))
-                    except (json.JSONDecodeError, RecursionError, VoicehostError) as exc:
-                        raise InputError(f"{path}:{number}: {exc}") from None
+        if path is None:
+            return
+        try:
+            text = path.read_text("utf-8")
+        except UnicodeDecodeError:
+            raise InputError(f"{path}: the host script is not UTF-8 text") from None
+        except OSError as exc:
+            raise InputError(f"cannot read the host script {path}: {exc.strerror or exc}") from None
+        for number, line in enumerate(text.split("\n"), 1):
+            if line.strip():
+                try:
+                    self.events.append(parse_event(json.loads(line), size))
+                except (ValueError, RecursionError, VoicehostError) as exc:
+                    raise InputError(f"{path}:{number}: {' '.join(str(exc).split())}") from None
 
     def feed(self, live: LiveTable) -> None:
         while self.events and live.game.fits(self.events[0]):
