@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import hashlib
 import json
 import logging
@@ -249,11 +250,16 @@ def model_knows(model: Any, word: str) -> bool:
     return found >= 0
 
 
+@functools.cache
+def _libc() -> Any:
+    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+
+
 def malloc_trim() -> None:
-    """Give freed recognizer memory back to the system (glibc keeps it otherwise)."""
+    """Give freed recognizer memory back to the system (glibc keeps it otherwise);
+    called after every synthesized line, so the library is looked up once."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.malloc_trim(0)
+        _libc().malloc_trim(0)
     except (OSError, AttributeError):
         pass
 

@@ -101,15 +101,19 @@ def revised_entries(entries: list[Entry], places: list[int], new: list[Word] | t
     return out
 
 
+def apply_entry(game: Moderator, t: float, event: dict[str, Any]) -> list[Output]:
+    """One accepted input (or clock mark) applied to `game`, as journaled."""
+    if event.get("type") == "tick":
+        return game.advance(t)
+    return game.handle(parse_event(event, game.max_seat), t)
+
+
 def replay_from(game: Moderator, entries: list[Entry]) -> list[Output]:
     """Apply accepted inputs to `game`; what no longer fits is passed over (as an undo's rebuild)."""
     outputs: list[Output] = []
     for t, event in entries:
         try:
-            if event.get("type") == "tick":
-                outputs += game.advance(t)
-            else:
-                outputs += game.handle(parse_event(event, game.max_seat), t)
+            outputs += apply_entry(game, t, event)
         except VoicehostError:
             continue
     return outputs

@@ -6,13 +6,13 @@ from pathlib import Path
 from typing import Any
 
 from voicehost.errors import GameError, JournalError, JournalWriteError, VoicehostError
-from voicehost.game.events import HOST_INPUTS, Event, Heard, event_to_json, parse_event
+from voicehost.game.events import HOST_INPUTS, Event, Heard, event_to_json
 from voicehost.game.model import Output
 from voicehost.game.moderator import Moderator, new_game
 from voicehost.journal.lines import Scan, checked_entry, header_rules, scan_file
 from voicehost.journal.writer import Journal
 from voicehost.phrases.words import Word
-from voicehost.revision import ReplayRevisions
+from voicehost.revision import ReplayRevisions, apply_entry, replay_from
 from voicehost.rules import RuleOptions
 
 
@@ -106,20 +106,10 @@ def last_host_input(entries: list[tuple[float, dict[str, Any]]]) -> int | None:
     return None
 
 
-def _apply_entry(game: Moderator, t: float, event: dict[str, Any]) -> list[Output]:
-    if event.get("type") == "tick":
-        return game.advance(t)
-    return game.handle(parse_event(event, game.max_seat), t)
-
-
 def rebuild(rules: RuleOptions, entries: list[tuple[float, dict[str, Any]]]) -> Moderator:
     """The game these accepted inputs make; what no longer fits is passed over."""
     game = new_game(rules)
-    for t, event in entries:
-        try:
-            _apply_entry(game, t, event)
-        except VoicehostError:
-            continue
+    replay_from(game, entries)
     return game
 
 
@@ -149,7 +139,7 @@ def replay_scan(scan: Scan) -> tuple[Moderator, list[Output], list[tuple[float, 
             game.advance(t)
             continue
         try:
-            outputs += _apply_entry(game, t, event)
+            outputs += apply_entry(game, t, event)
         except VoicehostError as exc:
             raise JournalError(f"{path}:{number}: {' '.join(str(exc).split())}") from None
         entries.append((t, event))

@@ -69,12 +69,6 @@ class TableStopped(GameError):
     (a GameError, so the page answers it as a refusal, never a 500)."""
 
 
-def _journal_error_types() -> tuple[type[BaseException], ...]:
-    # The journal's own error type when it has one; any OSError until then.
-    own = getattr(errors, "JournalWriteError", None)
-    return (OSError, ValueError) + ((own,) if isinstance(own, type) else ())
-
-
 class JournalWriter:
     """Writes journal entries in order on one thread of its own. The journal
     file is created with the first entry, so a session quit before the deal
@@ -138,7 +132,7 @@ class JournalWriter:
         if self.journal is not None:
             try:
                 self.journal.close()
-            except _journal_error_types() as exc:
+            except (OSError, ValueError, errors.JournalWriteError) as exc:
                 log.error("journal %s: close failed: %s", self.path, exc)
 
 

@@ -214,10 +214,9 @@ class Terminal:
         """One line in the table's language: the phrasebook's refusal when it has
         one for this error (the core's refusal keys, and those of input that
         cannot be read), else the error's own text."""
-        render = getattr(self.live.game.book, "refusal", None)
-        if render is not None and exc.key:
+        if exc.key:
             try:
-                return " ".join(str(render(exc)).split())
+                return " ".join(self.live.game.book.refusal(exc).split())
             except (KeyError, ValueError, TypeError, VoicehostError):
                 log.debug("no refusal text for %r", exc)
         return " ".join(str(exc).split())
