@@ -11,10 +11,10 @@ audio, or a later word has appeared after it; each word is judged on its own.
 The text partial has no times, so a word taken from it carries estimated
 times (`PartialCommitter.estimate`). The final result brings the exact times:
 the recognizer then hands over a `Revision` (provisional words -> final
-words), and the table rebuilds the utterance from the journal with them, so
-every rule that depends on word times (the 10 s pause, the 1.5 s after
+words), and the table replays the utterance with them (voicehost.revision),
+so every rule that depends on word times (the 10 s pause, the 1.5 s after
 "пас", the speech limit) is in the end judged on the exact times; when a
-decision changes, the moderator corrects itself aloud (journal.Table.revise).
+decision changes, the moderator corrects itself aloud.
 
 To keep those corrections rare, a word whose estimated gap to the word before
 it could lie near one of the timing thresholds is not taken from the partial

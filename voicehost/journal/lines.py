@@ -228,7 +228,7 @@ def scan_bytes(path: Path, data: bytes) -> Scan:
         found = entry.get("journal")
         if number == 1 and not (type(found) is int and found in READS):
             what = f"version {found}; this voicehost reads versions {READS[0]} to {READS[-1]}" \
-                if type(found) is int else f"version {VERSION}"
+                if type(found) is int else "its header names no version"
             raise JournalError(f"{path}:1: not a voicehost journal ({what})")
         if digest is None or digest != entry_hash(previous, hashed):
             raise JournalError(f"{path}:{number}: the journal was changed here (its check does not match); "
