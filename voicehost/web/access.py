@@ -25,6 +25,7 @@ from typing import Any
 
 from aiohttp import web
 
+from voicehost.files import write_atomic
 from voicehost.web.validate import Refusal
 
 log = logging.getLogger(__name__)
@@ -96,15 +97,8 @@ class Devices:
         if self.path is None:
             return
         data = json.dumps({"key": self.key.hex(), "serial": self.serial, "devices": self.paired})
-        tmp = self.path.with_name(self.path.name + ".tmp")
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(data)
-                out.flush()
-                os.fsync(out.fileno())
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.path)
+            write_atomic(self.path, data)   # its temp file is made 0600, so the key is never readable
         except OSError as exc:
             log.warning("cannot keep paired devices in %s (%s): a restart will need pairing again",
                         self.path, exc)
