@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from voicehost.asr import model_problem
 from voicehost.audio import AudioError, Sink, SpeakerSink, WavFileSink
-from voicehost.config import Config, default_config_path, load_config
+from voicehost.config import Config, load_settings
 from voicehost.errors import InputError, VoicehostError
 from voicehost.game.model import Phase
 from voicehost.live.clock import AudioClock, Clock, GameClock
@@ -27,7 +27,7 @@ from voicehost.live.speaking import prerender, supervised_speaker
 from voicehost.live.table import LiveTable, open_table
 from voicehost.live.terminal import Terminal, status
 from voicehost.live.texts import live_texts
-from voicehost.rules import RuleOptions, parse_set
+from voicehost.rules import RuleOptions
 from voicehost.tts import Voice, VoiceError, open_voice
 
 log = logging.getLogger(__name__)
@@ -57,8 +57,7 @@ class RunOptions:
 
 
 def settings(args: argparse.Namespace) -> tuple[Config, RuleOptions]:
-    config = load_config(args.config or default_config_path())
-    return config, config.rules(args.ruleset, parse_set(args.overrides))
+    return load_settings(args.config, args.ruleset, args.overrides)   # the one loader of every command
 
 
 def options_from(args: argparse.Namespace, out: TextIO) -> RunOptions:
