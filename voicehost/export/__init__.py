@@ -16,7 +16,7 @@ from typing import Any
 from voicehost.errors import InputError, VoicehostError
 from voicehost.export import mafiaratings, polemica
 from voicehost.export.common import ExportError, check_exportable, host_text
-from voicehost.export.facts import collect
+from voicehost.export.facts import Facts, collect
 from voicehost.export.names import names_event
 from voicehost.files import input_file, output_file, write_atomic
 from voicehost.journal import Table, replay_entries
@@ -24,21 +24,25 @@ from voicehost.journal import Table, replay_entries
 FORMATS = {"mafiaratings": mafiaratings.record, "polemica": polemica.record}
 
 
-def export_record(table: Table, fmt: str, ended: datetime | None = None) -> dict[str, Any]:
-    if fmt not in FORMATS:
-        raise ExportError(f"unknown export format {fmt!r} (known: {', '.join(FORMATS)})")
+def _facts(table: Table) -> Facts:
+    """What the records are made of (one replay of the game), for a finished game."""
     check_exportable(table.game)
     try:
-        facts = collect(table.game, table.entries)
+        return collect(table.game, table.entries)
     except ExportError:
         raise
     except VoicehostError as exc:
         raise ExportError(str(exc)) from None
-    return FORMATS[fmt](facts, table.game.rules.phrasebook, ended)
 
 
-def export_text(table: Table, fmt: str, ended: datetime | None = None) -> str:
-    return json.dumps(export_record(table, fmt, ended), ensure_ascii=False, indent=2) + "\n"
+def export_record(table: Table, fmt: str, ended: datetime | None = None, facts: Facts | None = None) -> dict[str, Any]:
+    if fmt not in FORMATS:
+        raise ExportError(f"unknown export format {fmt!r} (known: {', '.join(FORMATS)})")
+    return FORMATS[fmt](facts or _facts(table), table.game.rules.phrasebook, ended)
+
+
+def export_text(table: Table, fmt: str, ended: datetime | None = None, facts: Facts | None = None) -> str:
+    return json.dumps(export_record(table, fmt, ended, facts), ensure_ascii=False, indent=2) + "\n"
 
 
 def export_path(protocol_path: Path, fmt: str) -> Path:
@@ -49,9 +53,10 @@ def export_path(protocol_path: Path, fmt: str) -> Path:
 def write_exports(table: Table, protocol_path: Path, ended: datetime | None = None) -> list[Path]:
     """Both records next to the protocol, each written atomically; the game must be over."""
     written = []
+    facts = _facts(table)   # one replay for both formats
     for fmt in FORMATS:
         path = export_path(protocol_path, fmt)
-        write_atomic(path, export_text(table, fmt, ended))
+        write_atomic(path, export_text(table, fmt, ended, facts))
         written.append(path)
     return written
 
