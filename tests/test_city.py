@@ -109,3 +109,22 @@ def test_SPEC_3_1_dead_actor_cannot_act():
     assert 4 not in play.game.alive
     with pytest.raises(GameError, match="no doctor in the game"):
         play.step({"type": "heal", "seat": 1})
+
+
+@pytest.mark.parametrize("healed", [True, False], ids=["heal entered", "no heal"])
+def test_SPEC_5_a_city_window_lasts_its_full_time_whatever_was_entered(healed):
+    play = to_night(city()).step({"type": "shot", "seat": 3})
+    if healed:
+        play.step({"type": "heal", "seat": 3})
+    play.run_on()
+    said = play.said()
+    opened = next(o.t for o in said if o.key == "doctor_wakes")
+    closed = next(o.t for o in said if o.key == "doctor_sleeps")
+    assert closed - opened == play.game.rules.don_seconds
+
+
+def test_SPEC_5_a_second_city_action_in_one_window_is_refused():
+    play = to_night(city()).step({"type": "shot", "seat": 3}).step({"type": "heal", "seat": 3})
+    with pytest.raises(GameError) as refused:
+        play.step({"type": "heal", "seat": 1})
+    assert refused.value.key == "city_acted"

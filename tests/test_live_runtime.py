@@ -40,7 +40,7 @@ from voicehost.tts import Speaker
 ROOT = Path(__file__).resolve().parent.parent
 # The crash-resume test's game: red wins on night 3.
 GAME = ["/roles d4 m2 m7 s6", "<80>", "выставляю седьмого спасибо", "выставляю третьего спасибо",
-        *["/next"] * 8, "<3>", "/votes 7=7", "спасибо", "/shot 5", "<11>", "/don 6", "/sheriff 2",
+        *["/next"] * 8, "<3>", "/votes 7=7", "спасибо", "/shot 5", "<11>", "/don 6", "<10>", "/sheriff 2", "<10>",
         "/best 2 4 7", "спасибо", "выставляю четвёртого спасибо", *["/next"] * 7, "спасибо",
         "/shot 2", "<11>", "<25>"]
 

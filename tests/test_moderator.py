@@ -303,6 +303,8 @@ def test_2_4_4_shot_takes_effect_in_the_morning_and_victim_still_checks():
     play = Play().shot(6)
     play.seat_event("sheriff_check", 4)
     assert play.game.checks == [{"night": 2, "role": "sheriff", "seat": 4, "result": "black"}]
+    assert play.eliminated() == []  # the sheriff's window runs its full time (SPEC §5)
+    play.until(Phase.LAST_WORD)
     assert play.eliminated() == [(6, "shot", 2)]
     assert play.said("killed")[0].text == "Этой ночью убит игрок номер 6"
 
@@ -607,3 +609,37 @@ def test_mafclubspb_speaks_its_own_announcements():
     play = Play("mafclubspb").speech(1)
     texts = play.texts()
     assert "Засыпает Дон" in texts and "Утро. Все просыпаются" in texts and "Дон засыпает" not in texts
+
+
+def _window(play: Play, wakes: str, sleeps: str, night: int = 2) -> float:
+    said = play.said()
+    opened = [o.t for o in said if o.key == wakes][night - 2]
+    closed = [o.t for o in said if o.key == sleeps and o.t >= opened][0]
+    return closed - opened
+
+
+@pytest.mark.parametrize("how", ["checked at once", "no check", "role dead"])
+def test_spec_5_a_check_window_lasts_its_full_time_whatever_was_entered(how):
+    """SPEC §5: "Шериф засыпает" comes the same time after "Просыпается Шериф"
+    whether the sheriff lives and checks, lives and does not, or is dead."""
+    play = Play()
+    sheriff = play.game._seat_of_role("sheriff")
+    if how == "role dead":
+        play.step({"type": "disqualify", "seat": sheriff})
+    play.shot(None)
+    if how == "checked at once":
+        play.seat_event("don_check", 3 if sheriff != 3 else 4)
+        play.seat_event("sheriff_check", 2 if sheriff != 2 else 1)
+    play.until(Phase.SPEECH)
+    assert _window(play, "don_wakes", "don_sleeps") == play.game.rules.don_seconds
+    assert _window(play, "sheriff_wakes", "sheriff_sleeps") == play.game.rules.sheriff_seconds
+
+
+def test_spec_5_a_second_check_in_one_window_is_refused_and_changes_nothing():
+    play = Play().shot(None).seat_event("don_check", 3)
+    before = snapshot(play.game)
+    with pytest.raises(GameError) as refused:
+        play.seat_event("don_check", 4)
+    assert refused.value.key == "don_checked"
+    assert play.game.book.refusal(refused.value) == "Дон уже проверил игрока этой ночью"
+    assert snapshot(play.game) == before

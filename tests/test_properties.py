@@ -117,7 +117,8 @@ class RandomGame:
             checker = game._seat_of(role)
             targets = [s for s in range(1, 11) if s != checker
                        and (s in game.alive or self.rules.check_out_seats)]
-            if checker in game.alive:
+            checked = any(c["night"] == game.night and c["role"] == role.value for c in game.checks)
+            if checker in game.alive and not checked:
                 self.step({"type": f"{role.value}_check", "seat": rng.choice(targets)})
                 return True
         deadline = game.next_deadline()
@@ -211,7 +212,7 @@ class RandomCityGame(RandomGame):
             from voicehost.game.city import ACTION_ROLE
 
             actor = game._seat_of_role(ACTION_ROLE[action])
-            if actor in game.alive:
+            if actor in game.alive and action not in game.state.night.actions:
                 self.step({"type": action, "seat": rng.choice(sorted(game.alive) + [None])})
                 return True
         return super().move()

@@ -309,6 +309,7 @@ def test_table_view_never_carries_a_secret():
             ws = await client.ws_connect("/api/table/ws", headers={"Origin": client.origin})
             seen.append(await ws.receive_str())
             assert (await post(client, "/api/input", {"type": "don_check", "seat": 6}, csrf)).status == 200
+            until(live, Phase.SHERIFF_CHECK)   # the don's window runs its full time (SPEC §5)
             assert (await post(client, "/api/input", {"type": "sheriff_check", "seat": 2}, csrf)).status == 200
             host = await (await client.get("/api/state")).json()
             assert "Шериф" in json.dumps(host, ensure_ascii=False)  # the host does see the answers

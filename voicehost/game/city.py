@@ -207,7 +207,7 @@ class CityVariant:
             game.state.record.checks.append({"night": game.state.seats.night, "role": "commissar",
                                              "seat": seat, "result": game.side(seat)})
             game.say("commissar_answer", private=True, seat=seat, card=game.book.cards[found])
-        self._window_done(game)
+        # the window still runs its full time (SPEC §5): closing it now would tell the table who acts
 
     def _shot(self, game: Moderator, seat: int | None) -> None:
         game.state.night.shot, game.state.night.shot_entered = seat, True
@@ -295,4 +295,7 @@ class CityVariant:
         return None  # never asked: best_move_floor is False
 
     def seat_event_refusal(self, game: Moderator, event: SeatEvent) -> GameError | None:
-        return None  # the city's night inputs are judged whole by precheck_seat_event
+        if event.type in game.state.night.actions:
+            role = ACTION_ROLE[event.type]
+            return game.error(f"the {role} has already acted tonight", event, key="city_acted")
+        return None

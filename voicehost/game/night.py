@@ -118,12 +118,19 @@ def sheriff_done(game: Moderator) -> None:
     morning(game)
 
 
+# A check is answered to the host at once, but its window still runs its full
+# time (SPEC §5): a window that closed early would tell the table the role lives.
+
+def checked_tonight(game: Moderator, role: str) -> bool:
+    night = game.state.seats.night
+    return any(c["night"] == night and c["role"] == role for c in game.state.record.checks)
+
+
 def don_check(game: Moderator, seat: int) -> None:
     is_sheriff = game.state.seats.roles[seat] is Role.SHERIFF
     game.state.record.checks.append({"night": game.state.seats.night, "role": "don", "seat": seat,
                                      "result": "sheriff" if is_sheriff else "not_sheriff"})
     game.say("don_yes" if is_sheriff else "don_no", private=True, seat=seat)
-    don_done(game)
 
 
 def sheriff_check(game: Moderator, seat: int) -> None:
@@ -132,7 +139,6 @@ def sheriff_check(game: Moderator, seat: int) -> None:
     game.state.record.checks.append({"night": game.state.seats.night, "role": "sheriff",
                                      "seat": seat, "result": "black" if black else "red"})
     game.say("sheriff_black" if black else "sheriff_red", private=True, seat=seat)
-    sheriff_done(game)
 
 
 # ------------------------------------------------------------- the dawn

@@ -166,6 +166,9 @@ class SportsVariant:
         checker, seat = CHECKERS.get(event.type), event.seat
         if checker is None or seat is None:
             return None
+        if night.checked_tonight(game, checker.value):
+            return game.error(f"the {checker.value} has already checked a seat tonight", event,
+                              key=f"{checker.value}_checked")
         if seat == game.seat_of(checker):
             return game.error(f"the {checker.value} cannot check their own seat", event,
                               key=f"{checker.value}_own_seat")
