@@ -175,3 +175,29 @@ class Play:
 
     def eliminated(self) -> list[tuple]:
         return [(e.seat, e.cause.value, e.night or e.day) for e in self.game.eliminated]
+
+
+_BONUS = {3: 0.5, 2: 0.25}
+
+
+def series_protocol(winner: str, seats: dict[str, str], best: str | None = None, worst: str | None = None,
+             move: tuple[str, int] | None = None, protest: dict | None = None) -> dict:
+    """A protocol of a small synthetic game: name -> role, points as the game scores them."""
+    names = list(seats)
+    seat = {name: str(i) for i, name in enumerate(names, start=1)}
+    from voicehost.series.standings import TEAM_OF
+
+    points = {seat[n]: (1.0 if TEAM_OF[r] == winner else 0.0) for n, r in seats.items()}
+    if best:
+        points[seat[best]] += 0.75
+    if worst:
+        points[seat[worst]] -= 1.0
+    if move:
+        points[seat[move[0]]] += _BONUS.get(move[1], 0.0)
+    data = {"ruleset": "4mafia", "winner": winner, "points": points,
+            "roles": {seat[n]: r for n, r in seats.items()}, "players": {seat[n]: n for n in names},
+            "best_player": int(seat[best]) if best else None, "worst_player": int(seat[worst]) if worst else None,
+            "best_move": {"seat": int(seat[move[0]]), "named": [1, 2, 3], "blacks": move[1]} if move else None}
+    if protest:
+        data["protest"] = protest
+    return data

@@ -75,3 +75,25 @@ def test_missing_script_is_one_line():
     proc = subprocess.run([sys.executable, "-m", "voicehost", "simulate", "/nonexistent.jsonl"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_spec_6_1_every_protocol_has_roles_and_players(tmp_path, capsys):
+    script = tmp_path / "s.jsonl"
+    names = {"type": "names", "names": {"1": "Алиса", "10": "Вера Павловна"}}
+    script.write_text("\n".join([SETUP, json.dumps(names, ensure_ascii=False)]) + "\n", "utf-8")
+    proto = tmp_path / "p.json"
+    assert main(["simulate", str(script), "--protocol", str(proto)]) == 0
+    data = json.loads(proto.read_text("utf-8"))
+    assert data["roles"] == json.loads(SETUP)["roles"]
+    assert data["players"] == {**{str(s): str(s) for s in range(1, 11)}, "1": "Алиса", "10": "Вера Павловна"}
+
+
+def test_spec_5_simulate_says_the_sheriff_sleeps_at_the_end_of_the_window(tmp_path, capsys):
+    script = tmp_path / "s.jsonl"
+    script.write_text("\n".join([SETUP, '{"type": "shot", "seat": null}', '{"type": "sheriff_check", "seat": 2}'])
+                      + "\n", "utf-8")
+    assert main(["simulate", str(script)]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    woke = [line["t"] for line in lines if line["say"] == "Просыпается Шериф"][1]
+    slept = [line["t"] for line in lines if line["say"] == "Шериф засыпает"][1]
+    assert slept - woke == 10.0

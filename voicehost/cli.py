@@ -51,6 +51,12 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _whole(text: str) -> int:
+    if not text.isascii() or not text.lstrip("-").isdigit() or len(text) > 18:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
+    return int(text)
+
+
 def _port(text: str) -> int:
     if not text.isascii() or not text.isdigit() or len(text) > 5 or not 0 <= int(text) <= 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port 0..65535")
@@ -113,6 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--serve", action="store_true", help="serve the companion page")
     run.add_argument("--lan", action="store_true", help="serve the page on the LAN address")
     run.add_argument("--port", type=_port, default=None, help="the page's port (default 8765)")
+    run.add_argument("--series", metavar="NAME",
+                     help="play an evening of this series: each game filed, the standings after it, /new for the next")
     run.add_argument("--show-private", action="store_true",
                      help="print the host's private answers here even while the page serves them")
     _rules_args(run)
@@ -141,6 +149,20 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("journal", type=Path, metavar="JOURNAL_OR_PROTOCOL")
     exp.add_argument("--format", required=True, choices=["mafiaratings", "polemica"])
     exp.add_argument("-o", "--output", type=Path, default=None, metavar="FILE")
+
+    table = sub.add_parser("standings", help="a series' standings by 4MAFIA 4.5 (SPEC §6.4)")
+    table.add_argument("sources", nargs="+", metavar="SERIES|PROTOCOL.json")
+    table.add_argument("--format", choices=["text", "csv", "json"], default="text")
+    table.add_argument("--seed", type=_whole, default=None, help="make the lot reproducible")
+    table.add_argument("--config", type=Path, default=None)
+
+    series = sub.add_parser("series", help="a club's series: its roster and games")
+    series.add_argument("action", choices=["new", "add", "list", "show"])
+    series.add_argument("name", nargs="?", default=None, metavar="NAME")
+    series.add_argument("files", nargs="*", type=Path, default=[], metavar="GAME.protocol.json")
+    series.add_argument("--players", default=None, help='new: the roster, "Алиса, Борис, …"')
+    series.add_argument("--roster", type=Path, default=None, help="new: a file with one name a line")
+    _rules_args(series)
 
     rep = sub.add_parser("replay", help="rebuild a game from its journal")
     rep.add_argument("journal", type=Path)
@@ -184,6 +206,31 @@ def cmd_export(args: argparse.Namespace) -> int:
     from voicehost.export import export_command
 
     sys.stdout.write(export_command(args.journal, args.format, args.output))
+    return 0
+
+
+def cmd_standings(args: argparse.Namespace) -> int:
+    from voicehost.series.commands import standings_command
+
+    config, _ = load_settings(args.config)
+    sys.stdout.write(standings_command(config, args.sources, args.format, args.seed))
+    return 0
+
+
+def cmd_series(args: argparse.Namespace) -> int:
+    from voicehost.series.commands import series_command
+
+    if args.action in ("new", "add", "show") and args.name is None:
+        raise InputError(f"series {args.action} needs the series' NAME")
+    if args.action == "add" and not args.files:
+        raise InputError("series add needs one protocol file at least: series add NAME GAME.protocol.json")
+    for path in args.files:
+        input_file(path, "")
+    if args.roster is not None:
+        input_file(args.roster, "--roster")
+    config, rules = load_settings(args.config, args.ruleset, args.overrides)
+    sys.stdout.write(series_command(config, args.action, args.name, args.players, args.roster, args.files,
+                                    rules.name))
     return 0
 
 
@@ -283,7 +330,7 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 COMMANDS = {"check-phrase": cmd_check_phrase, "simulate": cmd_simulate, "replay": cmd_replay,
             "bench": cmd_bench, "run": cmd_run, "train": cmd_train, "devices": cmd_devices, "serve": cmd_serve,
-            "models": cmd_models, "export": cmd_export}
+            "models": cmd_models, "export": cmd_export, "standings": cmd_standings, "series": cmd_series}
 
 
 @functools.lru_cache(maxsize=1)

@@ -55,6 +55,7 @@ class WebSettings:
 class Config:
     ruleset: str = "4mafia"
     journal_dir: str = "journals"
+    series_dir: str = "series"
     rules_overrides: tuple[tuple[str, Any], ...] = ()
     audio: AudioSettings = field(default_factory=AudioSettings)
     asr: AsrSettings = field(default_factory=AsrSettings)
@@ -109,11 +110,11 @@ def load_config(path: Path | None) -> Config:
     if path is None:
         return Config()
     data = read_toml(path)
-    known = {"ruleset", "journal_dir", "rules", *SECTIONS}
+    known = {"ruleset", "journal_dir", "series_dir", "rules", *SECTIONS}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"{path}: unknown setting '{unknown[0]}'")
-    for key in ("ruleset", "journal_dir"):
+    for key in ("ruleset", "journal_dir", "series_dir"):
         if key in data and not isinstance(data[key], str):
             raise ConfigError(f"{path}: '{key}' must be text, got {data[key]!r}")
     overrides = data.get("rules", {})
@@ -121,7 +122,7 @@ def load_config(path: Path | None) -> Config:
         raise ConfigError(f"{path}: [rules] must be a table")
     sections = {name: _section(cls, data.get(name, {}), name, path) for name, cls in SECTIONS.items()}
     config = Config(data.get("ruleset", "4mafia"), data.get("journal_dir", "journals"),
-                    tuple(overrides.items()), **sections, source=str(path))
+                    data.get("series_dir", "series"), tuple(overrides.items()), **sections, source=str(path))
     try:
         config.rules()  # every rules key and type is checked now, not mid-game
     except ConfigError as exc:

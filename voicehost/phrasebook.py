@@ -74,6 +74,9 @@ class Phrasebook:
             return self.explanation(values["explain"], **rest)
         if output.key == "accepted":
             return self.confirmation(values["seat"], values.get("phrase", ""))
+        if output.key == "seating":   # 1.2: each seat with its player, in seat order
+            return self.text("seating", detail="; ".join(self.text("seat_player", seat=seat, word=name)
+                                                          for seat, name in values["players"]))
         return self.text(output.key, **values)
 
     def confirmation(self, seat: int, phrase: str = "") -> str:

@@ -15,7 +15,9 @@ from voicehost.game.events import (
     Heard,
     LiftVotes,
     Names,
+    Protest,
     SeatEvent,
+    Seating,
     Setup,
     Speech,
     Votes,
@@ -50,13 +52,18 @@ def precheck(game: Moderator, event: Event) -> None:
             raise game.error("the game is already set up", event, key="already_set_up")
         game.variant.check_deal(game, event.roles)
         return
+    if isinstance(event, Seating):
+        _precheck_seating(game, event)
+        return
     if isinstance(event, (Heard, Names)):  # words, and names at any time, even before the deal
         return
     if game.phase is Phase.SETUP:
         raise game.error("the game has no setup yet: the first input must be 'setup'", event,
                          key="no_setup")
     kind = event_type(event)
-    if game.phase is Phase.GAME_OVER and kind not in ("best_player", "worst_player"):
+    if isinstance(event, Protest):
+        _precheck_protest(game, event)
+    if game.phase is Phase.GAME_OVER and kind not in ("best_player", "worst_player", "protest"):
         raise game.error(f"the game is over; '{kind}' cannot follow it", event, key="game_over",
                          input=kind)
     if isinstance(event, Speech) and event.seat not in game.alive and not (
@@ -71,6 +78,29 @@ def precheck(game: Moderator, event: Event) -> None:
     ):
         raise game.error("a best move fits only in the last word of the player killed on night 2",
                          event, key="best_move_not_here")
+
+
+def _precheck_seating(game: Moderator, event: Seating) -> None:
+    """1.2: the seats are taken before the deal, each by another player."""
+    from voicehost.series.names import name_key
+
+    if game.phase is not Phase.SETUP:
+        raise game.error("the seats are taken before the deal", event, key="seating_late")
+    keys = [name_key(n) for n in event.names.values()]
+    twice = next((n for n in event.names.values() if keys.count(name_key(n)) > 1), None)
+    if twice is not None:
+        raise game.error(f"{twice!r} is seated twice", event, key="seating_twice", word=twice)
+
+
+def _precheck_protest(game: Moderator, event: Protest) -> None:
+    """1.8.1: a protest comes after the game's end, once, from a team at the table."""
+    if game.phase is not Phase.GAME_OVER:
+        raise game.error("a protest is taken only after the game has ended", event, key="protest_early")
+    if game.state.record.protest is not None:
+        raise game.error("this game's protest is already recorded", event, key="protest_twice")
+    if event.team not in {game.side(seat) for seat in game.seats()}:
+        raise game.error(f"no team {event.team!r} plays this game", event, key="protest_team",
+                         word=event.team)
 
 
 def _precheck_seat_event(game: Moderator, event: SeatEvent) -> None:
@@ -89,7 +119,7 @@ def _precheck_seat_event(game: Moderator, event: SeatEvent) -> None:
 
 def fits(game: Moderator, event: Event) -> bool:
     """Whether `event` can be applied where the game stands now."""
-    if isinstance(event, Setup):
+    if isinstance(event, (Setup, Seating)):
         return game.phase is Phase.SETUP
     if isinstance(event, Speech):
         return game.floor is not None and game.floor.seat == event.seat and not game.floor.heard

@@ -12,6 +12,7 @@ from typing import Any
 from voicehost.errors import InputError
 from voicehost.game.model import SEATS
 from voicehost.phrases.words import Word, parse_word, parse_words
+from voicehost.series.names import check_name
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,33 @@ class Names:
     names: dict[int, str]
 
 
-Event = Setup | Heard | Speech | Votes | LiftVotes | SeatEvent | BestMove | Control | Candidates | Names
+@dataclass(frozen=True)
+class Seating:
+    """1.2, SPEC §6.1: the players present in their seats, drawn or set by the
+    host before the deal, announced to the table; journaled, so a resumed
+    game keeps the draw."""
+
+    names: dict[int, str]
+
+
+@dataclass(frozen=True)
+class Protest:
+    """1.8, SPEC §6.3: after the game, a team's protest, the players who voted
+    for it, and the chief judge's outcome should it pass."""
+
+    team: str
+    votes: int
+    outcome: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"team": self.team, "votes": self.votes, "outcome": self.outcome}
+
+
+PROTEST_TEAMS = ("red", "black")
+PROTEST_OUTCOMES = ("changed", "annulled", "replayed")
+
+Event = (Setup | Heard | Speech | Votes | LiftVotes | SeatEvent | BestMove | Control | Candidates | Names
+         | Seating | Protest)
 
 class EventType(StrEnum):
     SETUP = "setup"
@@ -109,6 +136,8 @@ class EventType(StrEnum):
     RESUME = "resume"
     NEXT = "next"
     NAMES = "names"
+    PROTEST = "protest"
+    SEATING = "seating"
 
 
 @dataclass(frozen=True)
@@ -140,6 +169,8 @@ REGISTRY: dict[EventType, EventSpec] = {
     **{kind: EventSpec(Control) for kind in (_E.PAUSE, _E.RESUME, _E.NEXT)},
     # Players' names: taken at any time, even before the deal or after the end.
     _E.NAMES: EventSpec(Names, host=False, immediate=True),
+    _E.PROTEST: EventSpec(Protest),
+    _E.SEATING: EventSpec(Seating),
 }
 SEAT_EVENTS = tuple(str(k) for k, spec in REGISTRY.items() if spec.cls is SeatEvent)
 CONTROLS = tuple(str(k) for k, spec in REGISTRY.items() if spec.cls is Control)
@@ -215,8 +246,22 @@ def _names(value: Any, size: int) -> dict[int, str]:
         if not isinstance(name, str) or not name.isprintable() or len(name.strip()) > NAME_LENGTH:
             raise InputError(f"names seat {seat}: a name must be one line of at most {NAME_LENGTH} "
                              f"characters, got {name!r}", key="name_bad", values={"seat": seat, "limit": NAME_LENGTH})
-        names[seat] = name.strip()
+        names[seat] = check_name(name) if name.strip() else ""
     return names
+
+
+def parse_protest(data: dict[str, Any]) -> Protest:
+    team, votes, outcome = data.get("team"), data.get("votes"), data.get("outcome")
+    if team not in PROTEST_TEAMS:
+        raise InputError(f"a protest's team is red or black, got {_shown(team)}", key="protest_team",
+                         values={"word": _shown(team)})
+    if isinstance(votes, bool) or not isinstance(votes, int) or not 0 <= votes <= len(SEATS):
+        raise InputError(f"a protest's votes are a number 0..{len(SEATS)}, got {_shown(votes)}",
+                         key="protest_votes", values={"word": _shown(votes)})
+    if outcome not in PROTEST_OUTCOMES:
+        raise InputError(f"a protest's outcome is changed, annulled or replayed, got {_shown(outcome)}",
+                         key="protest_outcome", values={"word": _shown(outcome)})
+    return Protest(team, votes, outcome)
 
 
 def parse_event(data: Any, size: int = len(SEATS)) -> Event:
@@ -234,6 +279,13 @@ def parse_event(data: Any, size: int = len(SEATS)) -> Event:
         return Setup(_roles(data.get("roles"), size))
     if kind == "names":
         return Names(_names(data.get("names"), size))
+    if kind == "protest":
+        return parse_protest(data)
+    if kind == "seating":
+        names = _names(data.get("names"), size)
+        if not all(names.values()):
+            raise InputError("seating names every player; an empty name is not a player", key="seating_empty")
+        return Seating(names)
     if kind == "candidates":
         chosen = data.get("seats")
         if not isinstance(chosen, list):
@@ -288,6 +340,10 @@ def event_to_json(event: Event) -> dict[str, Any]:
         return {"type": "best_move", "seats": list(event.seats)}
     if isinstance(event, Control):
         return {"type": event.type}
+    if isinstance(event, Protest):
+        return {"type": "protest", **event.to_json()}
+    if isinstance(event, Seating):
+        return {"type": "seating", "names": {str(s): n for s, n in sorted(event.names.items())}}
     return {"type": event.type, "seat": event.seat}
 
 

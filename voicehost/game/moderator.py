@@ -32,7 +32,9 @@ from voicehost.game.events import (
     Heard,
     LiftVotes,
     Names,
+    Protest,
     SeatEvent,
+    Seating,
     Setup,
     Speech,
     Votes,
@@ -78,8 +80,14 @@ class Moderator(StateView):
             self._advance(now)
             floors.hear(self, event.word)
             return self.outputs[mark:]
-        if isinstance(event, Names):  # fits anywhere; the exports read names from the journal
+        if isinstance(event, Names):  # fits anywhere: the protocol's players, the exports
             self._advance(now)
+            names = self.state.record.names
+            for seat, name in event.names.items():
+                if name:
+                    names[seat] = name
+                else:
+                    names.pop(seat, None)
             return self.outputs[mark:]
         due = self.next_deadline()
         if due is None or due > now:
@@ -235,6 +243,11 @@ class Moderator(StateView):
             self.variant.candidates(self, list(event.seats))
         elif isinstance(event, SeatEvent):
             self._seat_event(event)
+        elif isinstance(event, Protest):
+            scoring.protest(self, event)
+        elif isinstance(event, Seating):
+            self.state.record.names = dict(sorted(event.names.items()))
+            self.say("seating", players=[[seat, name] for seat, name in sorted(event.names.items())])
 
     def _seat_event(self, event: SeatEvent) -> None:
         seat = event.seat

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 def protocol(game: Moderator) -> dict[str, Any]:
     record = game.state.record
-    return {
+    out = {
         "ruleset": game.rules.name,
         "winner": None if record.winner is None else str(record.winner),
         "eliminated": [e.to_json() for e in record.eliminated],
@@ -25,7 +25,12 @@ def protocol(game: Moderator) -> dict[str, Any]:
         "best_player": record.best_player,
         "worst_player": record.worst_player,
         "points": {str(seat): p for seat, p in game.points().items()},
+        "roles": {str(seat): role.value for seat, role in sorted(game.state.seats.roles.items())},
+        "players": {str(seat): record.names.get(seat, str(seat)) for seat in game.seats()},
     }
+    if record.protest is not None:
+        out["protest"] = dict(record.protest)
+    return out
 
 
 def protocol_text(game: Moderator) -> str:

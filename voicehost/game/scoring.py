@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from voicehost.game.events import BestMove
+from voicehost.game.events import BestMove, Protest
 from voicehost.game.model import Phase, Team
 
 if TYPE_CHECKING:
     from voicehost.game.moderator import Moderator
 
 BEST_MOVE_BONUS = {3: 0.5, 2: 0.25}
+PROTEST_SAY = {"changed": "protest_changed", "annulled": "protest_annulled", "replayed": "protest_replayed"}
 
 
 def check_win(game: Moderator) -> bool:
@@ -47,6 +48,19 @@ def award(game: Moderator, seat: int, kind: str) -> None:
     else:
         record.worst_player = seat
     game.say(kind, seat=seat)
+
+
+def protest_passes(team_size: int, votes: int) -> bool:
+    """1.8.3: every player of the protesting team as dealt, and one opponent at least."""
+    return votes >= team_size + 1
+
+
+def protest(game: Moderator, event: Protest) -> None:
+    """Kept on record; the standings apply its outcome (SPEC §6.3)."""
+    game.state.record.protest = event.to_json()
+    team = sum(1 for seat in game.seats() if game.side(seat) == event.team)
+    passed = protest_passes(team, event.votes)
+    game.say(PROTEST_SAY[event.outcome] if passed else "protest_failed", count=event.votes)
 
 
 def result_text(game: Moderator) -> str | None:

@@ -93,6 +93,8 @@ class Record:
     best_player: int | None = None
     worst_player: int | None = None
     winner: str | None = None
+    protest: dict[str, Any] | None = None                 # 1.8, SPEC §6.3: after the game
+    names: dict[int, str] = field(default_factory=dict)   # the players' names the host gave (SPEC §6.1)
 
 
 @dataclass

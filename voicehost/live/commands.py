@@ -19,7 +19,7 @@ SEAT_COMMANDS = {"/shot": "shot", "/don": "don_check", "/sheriff": "sheriff_chec
                  "/bestplayer": "best_player", "/worst": "worst_player",
                  # the city variant's night
                  "/heal": "heal", "/visit": "visit", "/check": "commissar_check", "/maniac": "maniac_kill"}
-REPL_WORDS = ("/state", "/help", "/quit", "/undo")
+REPL_WORDS = ("/state", "/help", "/quit", "/undo", "/new")
 NOBODY = ("-", "0", "miss", "промах", "никого", "ніхто")
 ROLE_LETTERS = {"d": "don", "m": "mafia", "s": "sheriff", "c": "citizen"}
 _DIGITS = re.compile(r"[0-9]{1,3}")  # ASCII digits only, never "²" or "٣"
@@ -102,6 +102,15 @@ def parse_command(line: str, texts: LiveTexts | None = None) -> dict[str, Any] |
             raise InputError(texts.text("names_bad")) from None
     if head == "/roles":
         return {"type": "setup", "roles": parse_roles(" ".join(args), texts)}
+    if head == "/protest":   # 1.8: /protest red 8 annulled — after the game's end
+        if len(args) != 3 or number(args[1]) is None:
+            raise InputError(texts.text("protest_bad"))
+        return {"type": "protest", "team": args[0].lower(), "votes": number(args[1]), "outcome": args[2].lower()}
+    if head == "/seating":   # 1.2: /seating Алиса, Борис, … (drawn) or /seating set … (in seat order)
+        rest = line.strip()[len(head):].strip()
+        drawn = not rest.lower().startswith("set ")
+        names = [n.strip() for n in (rest if drawn else rest[4:]).split(",") if n.strip()]
+        return {"type": "seating", "names": names, "draw": drawn}
     if head == "/votes":
         counts = {}
         for arg in args:

@@ -23,10 +23,12 @@ from voicehost.errors import InputError, VoicehostError
 from voicehost.game.model import Phase
 from voicehost.live.clock import AudioClock, Clock, GameClock
 from voicehost.live.commands import parse_roles
+from voicehost.live.evening import Evening
 from voicehost.live.speaking import prerender, supervised_speaker
 from voicehost.live.table import LiveTable, open_table
-from voicehost.live.terminal import Terminal, status
+from voicehost.live.terminal import Terminal, line_queue, status
 from voicehost.live.texts import live_texts
+from voicehost.phrasebook import load_phrasebook
 from voicehost.rules import RuleOptions
 from voicehost.tts import Voice, VoiceError, open_voice
 
@@ -49,6 +51,7 @@ class RunOptions:
     lan: bool = False
     port: int | None = None
     show_private: bool = False
+    series: str | None = None
     out: TextIO = field(default=sys.stdout)
 
     @property
@@ -65,7 +68,7 @@ def options_from(args: argparse.Namespace, out: TextIO) -> RunOptions:
                       journal=args.journal, resume=args.resume, record=args.record,
                       protocol=args.protocol, roles=args.roles, mute=args.mute, serve=args.serve,
                       lan=args.lan, port=args.port, show_private=getattr(args, "show_private", False),
-                      out=out)
+                      series=getattr(args, "series", None), out=out)
 
 
 # ------------------------------------------------------------------ parts
@@ -212,7 +215,8 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, stdin: TextIO = sys.
 
 async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: TextIO, *,
                 microphone: bool) -> int:
-    from voicehost.live.listening import listen, recognizer_for
+    """One game, or an evening's games one after another (--series), on one stdin."""
+    from voicehost.live.listening import recognizer_for
 
     recognizer = recognizer_for(config, rules, options.out) if microphone else None
     source = None
@@ -220,26 +224,64 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
         from voicehost.audio import MicrophoneSource
 
         source = MicrophoneSource(config.audio.input_device or None)
-    clock = GameClock()
+    evening = _evening(config, rules, options)
+    lines, stop_reading = line_queue(stdin, asyncio.get_running_loop())
+    stop = asyncio.Event()
     try:
-        live, resumed = build(config, rules, options, clock, lag=config.asr.listen_lag if microphone else 0.0)
-    except BaseException:
+        while True:
+            if evening is not None:
+                journal, resume = evening.next_journal()
+                options.journal, options.resume = journal, (journal if resume else None)
+            code, verdict = await _game(config, rules, options, lines, stop, recognizer, source, evening)
+            if verdict != "new":
+                return code
+            options.roles = None  # the next game is dealt anew
+    finally:
+        stop_reading()
         if source is not None:
             source.close()
-        raise
+
+
+def _evening(config: Config, rules: RuleOptions, options: RunOptions) -> Evening | None:
+    if options.series is None:
+        return None
+    from voicehost.series.commands import refused, root
+    from voicehost.series.store import Series
+
+    try:
+        series = Series.open(root(config), options.series)
+    except InputError as exc:
+        raise refused(exc, load_phrasebook(rules.phrasebook)) from None
+    if series.ruleset != rules.name:
+        raise InputError(load_phrasebook(rules.phrasebook).refusal(InputError(
+            "", key="series_ruleset", values={"word": rules.name, "input": series.ruleset})))
+    return Evening(series, live_texts(rules.phrasebook))
+
+
+async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: asyncio.Queue[str | None],
+                stop: asyncio.Event, recognizer: Any, source: Any, evening: Evening | None) -> tuple[int, str | None]:
+    from voicehost.live.listening import listen
+
+    clock = GameClock()
+    live, resumed = build(config, rules, options, clock, lag=config.asr.listen_lag if recognizer else 0.0)
     live.bind(asyncio.get_running_loop())
     terminal = Terminal(live, options.out, show_private=options.show_private or not options.page,
-                        page=options.page, protocol=options.protocol)
+                        page=options.page, protocol=None if evening else options.protocol, evening=evening)
     if resumed:
         terminal.write(live.texts.text("resumed", path=live.journal_path))
         opened = live.journal.journal if live.journal is not None else None
         if opened is not None and opened.cut:  # a torn write or garbage after the last whole line
             terminal.write(live.texts.text("resumed_cut", count=opened.cut))
-    stop = asyncio.Event()
+    if evening is not None and not resumed:
+        terminal.write(live.texts.text("evening_start", count=len(evening.series.game_files()) + 1,
+                                       name=evening.series.name))
     hearing = threading.Event()
     microphone_thread = None
+    verdict = None
     try:
         _deal_from_options(live, options)
+        if evening is not None and resumed and live.over:   # it ended before the crash filed it
+            terminal.save()
         with _interrupts(stop):
             async with _page(live, config, options):
                 ticker = asyncio.create_task(keep_time(live, stop), name="ticker")
@@ -249,23 +291,24 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
                         daemon=True)
                     microphone_thread.start()
                 try:
-                    await terminal.run(stdin, stop)
+                    verdict = await terminal.play(lines, stop)
                 finally:
                     interrupted = stop.is_set()
                     stop.set()
                     await ticker
+                    stop.clear()
     finally:
         hearing.set()
-        if source is not None:
-            source.close()
         if microphone_thread is not None:
             await asyncio.get_running_loop().run_in_executor(None, microphone_thread.join, 5)
         await _finish(live)
     if interrupted:
         terminal.write(live.texts.text("interrupted"))
-    terminal.goodbye()
-    options.out.write(summary(live) + "\n")
-    return 1 if live.failure else (130 if interrupted else 0)
+        verdict = None
+    if verdict != "new":
+        terminal.goodbye()
+        options.out.write(summary(live) + "\n")
+    return 1 if live.failure else (130 if interrupted else 0), verdict
 
 
 async def _recording(config: Config, rules: RuleOptions, options: RunOptions) -> int:

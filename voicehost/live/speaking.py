@@ -79,7 +79,7 @@ def supervised_speaker(voice: Voice, table: Sink, earpiece: Sink | None, clock: 
 # word): their lines are synthesized when said. Every other line the table can
 # say is rendered at start-up (`fixed_phrases`, `rare_phrases`).
 OPEN_LINES = frozenset({"host_answer", "vote_nominees", "revote_nominees", "tie", "lift_yes", "best_move",
-                        "city_candidates", "day_begins"})
+                        "city_candidates", "day_begins", "seating"})
 OPEN_EXPLANATIONS = frozenset({"pause_too_long", "extra_words"})
 
 
@@ -143,6 +143,8 @@ def _rare(game: Moderator) -> list[Output]:
     out += [_say("unfoul", seat=seat, count=count) for seat in seats for count in range(4)]
     out += [_say("vote_count", seat=seat, count=count) for seat in seats for count in counts]
     out += [_say("lift_count", count=count) for count in counts]
+    out += [_say(key, count=count) for key in ("protest_changed", "protest_annulled", "protest_replayed",
+                                                "protest_failed") for count in counts]
     if rules.silence == "skip":
         out += [_say("silenced_skips", seat=seat) for seat in seats]
     else:

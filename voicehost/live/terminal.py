@@ -32,6 +32,7 @@ from voicehost.live.commands import (
     shown,
 )
 from voicehost.live.ending import ProtocolWriteError, protocol_paths, write_protocol
+from voicehost.live.evening import Evening, seating_event
 from voicehost.live.table import LiveTable
 from voicehost.live.texts import LiveTexts, rendered
 from voicehost.phrases.words import words_from_text
@@ -95,8 +96,9 @@ class Terminal:
     the host may know (roles, checks); off when a page serves them."""
 
     def __init__(self, live: LiveTable, out: TextIO, *, show_private: bool = True, page: bool = False,
-                 protocol: Path | None = None) -> None:
+                 protocol: Path | None = None, evening: Evening | None = None) -> None:
         self.live = live
+        self.evening = evening
         self.out = out
         self.texts = live.texts
         self.show_private = show_private
@@ -165,7 +167,15 @@ class Terminal:
                 return None
             if isinstance(command, str):
                 return command
+            if command["type"] == "seating":
+                command = seating_event(command["names"], command["draw"], len(self.live.game.seats()),
+                                        self.texts, self.evening.series if self.evening else None)
             self.live.apply_json(command)
+            if command["type"] == "protest":   # the protocol and the series follow the protest
+                self.save()
+            elif command["type"] == "names":
+                self.write(self.texts.text("names_done", names=", ".join(
+                    f"{seat} — {name}" for seat, name in sorted(self.live.game.state.record.names.items()))))
             return None
         silence = _SILENCE.match(line)
         if silence:
@@ -240,7 +250,24 @@ class Terminal:
         self.write(self.texts.text("protocol_at", json=paths[0], csv=paths[1]))
         if self.live.over:
             self._exports(target)
+            if self.evening is not None:
+                self._file()
         return paths
+
+    def _file(self) -> None:
+        """An evening's game into its series, and the standings after it."""
+        assert self.evening is not None
+        try:
+            lines = self.evening.file(self.live)
+        except VoicehostError as exc:
+            self.write("! " + self.refusal(exc))
+            return
+        except OSError as exc:
+            self.write("! " + self.texts.text("protocol_failed", path=self.evening.series.folder,
+                                              why=exc.strerror or exc))
+            return
+        for line in lines:
+            self.write(line)
 
     def _exports(self, protocol: Path) -> None:
         """The rating platforms' records beside the protocol, where the game has them."""
@@ -267,17 +294,22 @@ class Terminal:
 
     # ------------------------------------------------------------ the REPL
 
-    async def run(self, stdin: TextIO, stop: asyncio.Event) -> None:
+    async def run(self, stdin: TextIO, stop: asyncio.Event) -> str | None:
         """Read and apply lines until /quit, the end of input, `stop` (Ctrl-C)
         or a journal failure. Reading never holds up the loop and never
         outlives it: a daemon thread hands the lines over."""
-        lines, stop_reading = _line_queue(stdin, asyncio.get_running_loop())
+        lines, stop_reading = line_queue(stdin, asyncio.get_running_loop())
         try:
-            await self._repl(lines, stop)
+            return await self._repl(lines, stop)
         finally:
             stop_reading()
 
-    async def _repl(self, lines: asyncio.Queue[str | None], stop: asyncio.Event) -> None:
+    async def play(self, lines: asyncio.Queue[str | None], stop: asyncio.Event) -> str | None:
+        """The lines of one game from a queue that outlives it (an evening's
+        games read one stdin); 'new' when the host starts the next game."""
+        return await self._repl(lines, stop)
+
+    async def _repl(self, lines: asyncio.Queue[str | None], stop: asyncio.Event) -> str | None:
         self.write(self.texts.text("journal_at", path=self.live.journal_path))
         self.write(status(self.live))
         self.prompt()
@@ -293,14 +325,20 @@ class Terminal:
             except VoicehostError as exc:
                 self.write("! " + self.refusal(exc))
                 verdict = None
+            if verdict == "new":
+                if self.evening is not None and self.live.over:
+                    return "new"
+                self.write("! " + self.texts.text("evening_not_over"))
+                verdict = None
             if verdict == "quit" or self.live.failure is not None:
                 break
             if verdict == "help":
                 self.write(self.texts.text("help"))
             self.write(status(self.live))
+        return None
 
 
-def _line_queue(stdin: TextIO, loop: asyncio.AbstractEventLoop) -> tuple[asyncio.Queue[str | None], Callable[[], None]]:
+def line_queue(stdin: TextIO, loop: asyncio.AbstractEventLoop) -> tuple[asyncio.Queue[str | None], Callable[[], None]]:
     """Lines from stdin as they come, and how to stop reading. A pipe or a
     terminal is watched by the loop itself (nothing blocks, nothing to join);
     anything else (a file, a StringIO) is read by a daemon thread."""

@@ -1,0 +1,67 @@
+"""An evening of a club's series in one run (`voicehost run --series NAME`,
+SPEC §6): each game journaled in the series' folder, the seats drawn or set
+and announced, the protocol filed in the series at the end, the standings
+shown, and the next game started on "/new". A crash resumes the game in play;
+the series' files are only ever replaced whole."""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from voicehost.errors import InputError
+from voicehost.game.protocol import protocol
+from voicehost.live.table import LiveTable
+from voicehost.live.texts import LiveTexts
+from voicehost.series.names import check_name
+from voicehost.series.render import standings_text
+from voicehost.series.store import Series
+
+
+def seating_event(names: list[str], draw: bool, seats: int, texts: LiveTexts, series: Series | None = None,
+                  rng: random.Random | None = None) -> dict[str, Any]:
+    """1.2: the seating event for the players present — the roster's spelling
+    of each name, in the order given or drawn at random."""
+    kept = [check_name(n) for n in names]
+    if len(kept) != seats:
+        raise InputError(texts.text("seating_count", count=seats, given=len(kept)))
+    spelled = [(series.find(n) if series else None) or n for n in kept]
+    if draw:
+        (rng or random.SystemRandom()).shuffle(spelled)
+    return {"type": "seating", "names": {str(seat): name for seat, name in enumerate(spelled, start=1)}}
+
+
+@dataclass
+class Evening:
+    series: Series
+    texts: LiveTexts
+
+    @property
+    def journals(self) -> Path:
+        return self.series.folder / "journals"
+
+    def next_journal(self) -> tuple[Path, bool]:
+        """The journal of the game to play: the last one if it never reached the
+        series (a crash), else a new one; True when it goes on from the journal."""
+        self.journals.mkdir(parents=True, exist_ok=True)
+        played = sorted(self.journals.glob("game-*.jsonl"))
+        filed = {p.stem for p in self.series.game_files()}
+        if played and played[-1].stem not in filed and played[-1].stat().st_size > 0:
+            return played[-1], True
+        return self.journals / f"game-{len(played) + 1:03d}.jsonl", False
+
+    def seating(self, names: list[str], draw: bool, seats: int) -> dict[str, Any]:
+        return seating_event(names, draw, seats, self.texts, self.series)
+
+    def file(self, live: LiveTable) -> list[str]:
+        """The finished game into the series; the lines the host reads then."""
+        game_id = live.journal_path.stem if live.journal_path else "game"
+        new = self.series.put(game_id, protocol(live.game))
+        lines = [self.texts.text("series_added", game=game_id, name=self.series.name)]
+        if new:
+            lines.append(self.texts.text("series_newcomers", names=", ".join(new)))
+        title = self.texts.text("standings_title", name=self.series.name, count=len(self.series.game_files()))
+        lines.append(standings_text(self.series.standings(), self.texts, title).rstrip("\n"))
+        lines.append(self.texts.text("evening_next"))
+        return lines
