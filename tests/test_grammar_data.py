@@ -130,6 +130,13 @@ def _refused(path: Path, *parts: str) -> str:
     return message
 
 
+def test_a_whole_number_is_a_number_where_the_shipped_file_has_one(tmp_path):
+    from voicehost.config import load_settings
+
+    load_settings(_club(tmp_path, {"ru.toml": "[nomination]\nfuzzy_score = 90\n"}))
+    assert load_grammar("ru").fuzzy_score == 90.0
+
+
 def test_a_club_phrasebook_line_goes_over_the_shipped_one_key_by_key(tmp_path):
     from voicehost.config import load_settings
     from voicehost.live.texts import live_texts
@@ -206,6 +213,7 @@ def test_the_checkouts_own_grammars_are_no_club_folder(tmp_path):
     ("phrasebook.ru.toml", '[say\naccepted = "x"\n', ["not valid TOML"]),
     ("phrasebook.ru.toml", '[live.roles]\nsherif = "Шериф"\n', ["[live.roles] 'sherif' is no key"]),
     ("ru.toml", '[nomination]\nfillers = "кандидатуру"\n', ["[nomination] 'fillers' must be a list"]),
+    ("ru.toml", "[host_question]\nwindow = 6.5\n", ["[host_question] 'window' must be a whole number, got 6.5"]),
     ("ru.toml", '[nomination]\ntriger = "выставляю"\n', ["[nomination] 'triger' is no key of a shipped grammar"]),
     ("ru.toml", '[[forbidden]]\nclause = "4.1"\nsugest = "foul"\n', ["[forbidden 1] 'sugest' is no key"]),
     ("ru.toml", '[[forbidden]]\nclause = "4.1"\nsuggest = "warn"\n', ["suggests 'warn'"]),

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -66,10 +67,10 @@ def test_the_wheel_holds_every_module_and_the_phrase_data(installed):
     assert not any(name.startswith("grammars/") for name in names)   # inside the package only
 
 
-def _run(installed, *args, stdin: str = "") -> subprocess.CompletedProcess:
+def _run(installed, *args, stdin: str = "", cwd: Path | None = None) -> subprocess.CompletedProcess:
     venv, work, _ = installed
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VOICEHOST_ROOT")}
-    return subprocess.run([str(venv / "bin" / "voicehost"), *args], cwd=work, input=stdin,
+    return subprocess.run([str(venv / "bin" / "voicehost"), *args], cwd=cwd or work, input=stdin,
                           capture_output=True, text=True, timeout=120, env=env)
 
 
@@ -84,6 +85,24 @@ def test_check_phrase_runs_from_a_plain_install_outside_the_checkout(installed):
     assert any(e.get("type") == "nomination" and e.get("target") == 7 for e in events), events
     done = _run(installed, "check-phrase", "--ruleset", "ua-club", "--speaker", "1", "--text", "виставляю сьомого")
     assert done.returncode == 0, done.stderr
+
+
+def test_a_clubs_grammars_beside_its_config_go_over_the_installed_ones(installed):
+    """After a plain install the club's folder holds config.toml and grammars/:
+    a word form its numbers.ru.toml adds is heard, a typo is one line."""
+    club = installed[1] / "club"
+    (club / "grammars").mkdir(parents=True)
+    (club / "config.toml").write_text('ruleset = "4mafia"\n', "utf-8")
+    seven = tomllib.loads((ROOT / "grammars" / "numbers.ru.toml").read_text("utf-8"))["7"]["cardinal"]
+    words = ", ".join(f'"{w}"' for w in [*seven, "семёрку"])
+    (club / "grammars" / "numbers.ru.toml").write_text(f"[7]\ncardinal = [{words}]\n", "utf-8")
+    done = _run(installed, "check-phrase", "--speaker", "1", "--text", "выставляю семёрку", cwd=club)
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(line).get("target") for line in done.stdout.splitlines()] == [7]
+    (club / "grammars" / "phrasebook.ru.toml").write_text('[say]\nacepted = "Есть {seat}"\n', "utf-8")
+    done = _run(installed, "check-phrase", "--speaker", "1", "--text", "выставляю семёрку", cwd=club)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "grammars/phrasebook.ru.toml: [say] 'acepted' is no key" in done.stderr, done.stderr
 
 
 def test_simulate_runs_from_a_plain_install(installed):

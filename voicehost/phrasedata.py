@@ -134,14 +134,18 @@ def club_folder(config_file: Path, value: str, resolve: Callable[[str], Path]) -
 
 
 # What a club may write: the shape of the shipped files of each kind.
-_TYPES = {bool: "true or false", int: "a number", float: "a number", str: "text", list: "a list", dict: "a table"}
+_TYPES = {bool: "true or false", int: "a whole number", float: "a number", str: "text", list: "a list",
+          dict: "a table"}
 
 
 def _type(value: Any) -> type:
-    for kind_ in (bool, int, float, str, list, dict):
-        if isinstance(value, kind_):
-            return float if kind_ is int else kind_   # 80 and 80.0 are both a number
-    return type(value)
+    return next((kind_ for kind_ in (bool, int, float, str, list, dict) if isinstance(value, kind_)), type(value))
+
+
+def _fits(value: Any, wanted: type) -> bool:
+    """A value of the shipped value's type (a whole number where a number is)."""
+    found = _type(value)
+    return found is wanted or (wanted is float and found is int)
 
 
 def _shape(values: list[Any]) -> dict[str, Any]:
@@ -166,7 +170,7 @@ def _check_shape(data: dict[str, Any], shape: dict[str, Any], path: Path, where:
         if key not in shape:
             raise ConfigError(f"{path}: {name} is no key of a shipped {what} (a typo?)")
         entry = shape[key]
-        if _type(value) is not entry["type"]:
+        if not _fits(value, entry["type"]):
             raise ConfigError(f"{path}: {name} must be {_TYPES.get(entry['type'], entry['type'].__name__)}, "
                               f"got {value!r}")
         inner = entry["inner"]
