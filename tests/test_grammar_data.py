@@ -207,18 +207,20 @@ def test_the_checkouts_own_grammars_are_no_club_folder(tmp_path):
 
 
 @pytest.mark.parametrize("name, text, parts", [
-    ("phrasebook.ru.toml", '[say]\nacepted = "Есть {seat}"\n', ["[say] 'acepted' is no key of a shipped phrasebook"]),
+    ("phrasebook.ru.toml", '[say]\nacepted = "Есть {seat}"\n',
+     ["[say] 'acepted' is no key of the shipped phrasebook files"]),
     ("phrasebook.ru.toml", "[say]\naccepted = 7\n", ["[say] 'accepted' must be text, got 7"]),
     ("phrasebook.ru.toml", '[say]\naccepted = "Номер {set}"\n', ["'accepted' uses unknown placeholder(s) ['set']"]),
     ("phrasebook.ru.toml", '[say\naccepted = "x"\n', ["not valid TOML"]),
     ("phrasebook.ru.toml", '[live.roles]\nsherif = "Шериф"\n', ["[live.roles] 'sherif' is no key"]),
     ("ru.toml", '[nomination]\nfillers = "кандидатуру"\n', ["[nomination] 'fillers' must be a list"]),
     ("ru.toml", "[host_question]\nwindow = 6.5\n", ["[host_question] 'window' must be a whole number, got 6.5"]),
-    ("ru.toml", '[nomination]\ntriger = "выставляю"\n', ["[nomination] 'triger' is no key of a shipped grammar"]),
+    ("ru.toml", '[nomination]\ntriger = "выставляю"\n',
+     ["[nomination] 'triger' is no key of the shipped grammar files"]),
     ("ru.toml", '[[forbidden]]\nclause = "4.1"\nsugest = "foul"\n', ["[forbidden 1] 'sugest' is no key"]),
     ("ru.toml", '[[forbidden]]\nclause = "4.1"\nsuggest = "warn"\n', ["suggests 'warn'"]),
     ("ru.toml", 'numbers = "../numbers.ru.toml"\n', ["'numbers' must name a number-words file beside it"]),
-    ("numbers.ru.toml", '[11]\ncardinal = ["одиннадцать"]\n', ["'11' is no key of a shipped number words"]),
+    ("numbers.ru.toml", '[11]\ncardinal = ["одиннадцать"]\n', ["'11' is no key of the shipped number words files"]),
     ("numbers.ru.toml", '[7]\ncardinal = ["семь", "три"]\n', ["'три' names both"]),
     ("ourclub.toml", 'language = "ru"\n', ["the grammar does not load: lacks 'nomination'"]),
 ])
@@ -235,3 +237,16 @@ def test_a_club_file_mistake_stops_check_phrase_in_one_line(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert not out
     assert err.count("\n") == 1 and "phrasebook.uk.toml: [say] 'acepted'" in err, err
+
+
+def test_every_shipped_file_copied_whole_is_a_valid_club_file(tmp_path):
+    """The check refuses typos, not the shipped data itself: a club that copies
+    the shipped grammars/ and edits a line starts."""
+    import shutil
+
+    from voicehost.phrasedata import PhraseData, check_club
+
+    shutil.copytree(GRAMMARS, tmp_path / "grammars")
+    check_club(PhraseData(club=tmp_path / "grammars"))
+    assert sorted(p.name for p in (tmp_path / "grammars").glob("*.toml")) == sorted(
+        p.name for p in GRAMMARS.glob("*.toml"))

@@ -155,6 +155,8 @@ def _shape(values: list[Any]) -> dict[str, Any]:
     for table in values:
         for key, value in table.items():
             entry = shape.setdefault(key, {"type": _type(value), "tables": []})
+            if entry["type"] is int and _type(value) is float:
+                entry["type"] = float    # 80 in one file, 80.0 in another: a number
             if isinstance(value, dict):
                 entry["tables"].append(value)
             elif isinstance(value, list):
@@ -168,7 +170,7 @@ def _check_shape(data: dict[str, Any], shape: dict[str, Any], path: Path, where:
     for key, value in data.items():
         name = f"[{where}] '{key}'" if where else f"'{key}'"
         if key not in shape:
-            raise ConfigError(f"{path}: {name} is no key of a shipped {what} (a typo?)")
+            raise ConfigError(f"{path}: {name} is no key of the shipped {what} files (a typo?)")
         entry = shape[key]
         if not _fits(value, entry["type"]):
             raise ConfigError(f"{path}: {name} must be {_TYPES.get(entry['type'], entry['type'].__name__)}, "
