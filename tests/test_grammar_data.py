@@ -250,3 +250,19 @@ def test_every_shipped_file_copied_whole_is_a_valid_club_file(tmp_path):
     check_club(PhraseData(club=tmp_path / "grammars"))
     assert sorted(p.name for p in (tmp_path / "grammars").glob("*.toml")) == sorted(
         p.name for p in GRAMMARS.glob("*.toml"))
+
+
+def test_typed_play_speaks_the_clubs_line(tmp_path):
+    """`run` reads the phrase files the way check-phrase does: the club's
+    confirmation is what the table hears."""
+    import os
+    import subprocess
+    import sys
+
+    _club(tmp_path, {"phrasebook.ru.toml": '[say]\naccepted = "Есть номер {seat}"\n'})
+    env = {**os.environ, "VOICEHOST_ROOT": str(tmp_path), "HOME": str(tmp_path)}
+    lines = "/roles d4 m2 m7 s6\n<80>\nвыставляю седьмого\n/quit\n"
+    done = subprocess.run([sys.executable, "-m", "voicehost", "run", "--text", "--mute"], input=lines,
+                          capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Есть номер 7" in done.stdout and "Принят номер" not in done.stdout
