@@ -1,4 +1,4 @@
-"""Writes voicehost/grammars/numbers.<lang>.toml: the number words for seats 1..10.
+"""Writes grammars/numbers.<lang>.toml: the number words for seats 1..10.
 
 Run once when the forms change; the output is committed data, checked by
 tests/test_grammar_data.py. Every form is written as spoken, and again without
@@ -95,7 +95,7 @@ def render(lang: str) -> str:
 
 
 def main() -> None:
-    root = Path(__file__).resolve().parent.parent / "voicehost" / "grammars"
+    root = Path(__file__).resolve().parent.parent / "grammars"
     for lang in sys.argv[1:] or ["ru", "uk"]:
         (root / f"numbers.{lang}.toml").write_text(render(lang), encoding="utf-8")
 

@@ -22,6 +22,17 @@ ROLES = {"1": "citizen", "2": "mafia", "3": "citizen", "4": "don", "5": "citizen
          "6": "sheriff", "7": "mafia", "8": "citizen", "9": "citizen", "10": "citizen"}
 
 
+@pytest.fixture(autouse=True)
+def _phrase_data_restored():
+    """A test that loads a club's settings (its grammars/ over the shipped
+    files) leaves the run's phrase data as it found it."""
+    from voicehost import phrasedata
+
+    before = phrasedata.active()
+    yield
+    phrasedata.use(before)
+
+
 @pytest.fixture(scope="session")
 def ru():
     return load_grammar("ru")

@@ -170,15 +170,15 @@ def test_port_on_the_command_line_is_checked(capsys):
 
 
 def test_inherit_loops_are_refused(tmp_path):
-    from voicehost.tomlio import read_inherited
+    from voicehost.phrasedata import PhraseData
 
     (tmp_path / "a.toml").write_text('inherit = "b"\n[say]\nx = "1"\n', "utf-8")
     (tmp_path / "b.toml").write_text('inherit = "a"\n', "utf-8")
     (tmp_path / "c.toml").write_text('inherit = "d"\n[say]\nx = "2"\n', "utf-8")
     (tmp_path / "d.toml").write_text('[say]\nx = "1"\ny = "3"\n', "utf-8")
     with pytest.raises(ConfigError, match="loops back"):
-        read_inherited("a", lambda n: tmp_path / f"{n}.toml", "phrasebook", ConfigError)
-    assert read_inherited("c", lambda n: tmp_path / f"{n}.toml", "phrasebook", ConfigError) == {
+        PhraseData(tmp_path).read_inherited("a", "phrasebook", ConfigError)
+    assert PhraseData(tmp_path).read_inherited("c", "phrasebook", ConfigError) == {
         "say": {"x": "2", "y": "3"}}
 
 

@@ -5,17 +5,19 @@ given with --config, else config.toml in the project folder (the checkout, or
 the current folder when installed with pip) if there is one, then the
 ruleset and --set on top. Every value is checked when it is read: unknown
 keys, wrong types, durations that are not finite and above 0, ports outside
-0-65535, grammar and phrasebook names that do not load. Errors name the key
-and the file they come from."""
+0-65535, grammar and phrasebook names that do not load, and a club's own
+phrase files (`grammars_dir`, voicehost.phrasedata). Errors name the key and
+the file they come from."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, get_type_hints
 
-from voicehost import paths
+from voicehost import paths, phrasedata
 from voicehost.errors import ConfigError
+from voicehost.phrasedata import PhraseData
 from voicehost.rules import RuleOptions, parse_set, rules_for
 from voicehost.tomlio import coerce, read_toml
 
@@ -62,6 +64,8 @@ class Config:
     tts: TtsSettings = field(default_factory=TtsSettings)
     web: WebSettings = field(default_factory=WebSettings)
     source: str = ""              # the file these settings came from ("" = the defaults)
+    grammars_dir: str = ""        # a club's phrase files; "" = grammars/ beside the file, if any
+    phrases: PhraseData = field(default_factory=PhraseData)   # the shipped files, the club's over them
 
     def rules(self, name: str | None = None, extra: dict[str, Any] | None = None) -> RuleOptions:
         where = f"{self.source} [rules]" if self.source else "[rules]"
@@ -110,11 +114,11 @@ def load_config(path: Path | None) -> Config:
     if path is None:
         return Config()
     data = read_toml(path)
-    known = {"ruleset", "journal_dir", "series_dir", "rules", *SECTIONS}
+    known = {"ruleset", "journal_dir", "series_dir", "grammars_dir", "rules", *SECTIONS}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"{path}: unknown setting '{unknown[0]}'")
-    for key in ("ruleset", "journal_dir", "series_dir"):
+    for key in ("ruleset", "journal_dir", "series_dir", "grammars_dir"):
         if key in data and not isinstance(data[key], str):
             raise ConfigError(f"{path}: '{key}' must be text, got {data[key]!r}")
     overrides = data.get("rules", {})
@@ -122,9 +126,14 @@ def load_config(path: Path | None) -> Config:
         raise ConfigError(f"{path}: [rules] must be a table")
     sections = {name: _section(cls, data.get(name, {}), name, path) for name, cls in SECTIONS.items()}
     config = Config(data.get("ruleset", "4mafia"), data.get("journal_dir", "journals"),
-                    data.get("series_dir", "series"), tuple(overrides.items()), **sections, source=str(path))
+                    data.get("series_dir", "series"), tuple(overrides.items()), **sections, source=str(path),
+                    grammars_dir=data.get("grammars_dir", ""))
+    phrases = PhraseData(club=phrasedata.club_folder(path, config.grammars_dir, config.path))
+    phrasedata.check_club(phrases)   # a club's phrase files are settings too: checked now
+    config = replace(config, phrases=phrases)
     try:
-        config.rules()  # every rules key and type is checked now, not mid-game
+        with phrasedata.using(phrases):
+            config.rules()  # every rules key and type is checked now, not mid-game
     except ConfigError as exc:
         message = str(exc)
         raise ConfigError(message if str(path) in message else f"{path}: {message}") from None
@@ -140,8 +149,10 @@ def default_config_path() -> Path | None:
 def load_settings(config: Path | None, ruleset: str | None = None,
                   overrides: Sequence[str] = ()) -> tuple[Config, RuleOptions]:
     """The one settings loader of every command: the config file, then the
-    ruleset and `--set KEY=VALUE` pairs on top."""
+    ruleset and `--set KEY=VALUE` pairs on top. Every phrase loader reads the
+    settings' phrase data from now on (a club's files over the shipped ones)."""
     settings = load_config(config if config is not None else default_config_path())
+    phrasedata.use(settings.phrases)
     return settings, settings.rules(ruleset, parse_set(list(overrides)))
 
 

@@ -1,7 +1,9 @@
 """Where things live. The phrase data (grammars, number words, phrasebooks)
-and the ruleset presets ship inside the package, so a plain `pip install`
-runs; the table's own files (config.toml, models/, journals/) live in the
-checkout when run from one, else in the current folder (or VOICEHOST_ROOT)."""
+is the checkout's top-level grammars/, which the build maps into the package
+as voicehost/grammars/ (pyproject.toml's package-dir), so a plain `pip install`
+runs; the ruleset presets and the models manifest ship inside the package; the
+table's own files (config.toml, models/, journals/) live in the checkout when
+run from one, else in the current folder (or VOICEHOST_ROOT)."""
 from __future__ import annotations
 
 import os
@@ -10,7 +12,9 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent
 CHECKOUT = PACKAGE.parent if (PACKAGE.parent / "pyproject.toml").is_file() else None
 ROOT = Path(os.environ.get("VOICEHOST_ROOT") or CHECKOUT or Path.cwd())
-GRAMMARS = PACKAGE / "grammars"
+# The build's own mapping, read back: grammars/ beside the package in a
+# checkout (an editable install runs from it), voicehost/grammars/ in a wheel.
+GRAMMARS = (CHECKOUT or PACKAGE) / "grammars"
 MODELS = ROOT / "models"                    # downloaded models go here
 MANIFEST = PACKAGE / "models.toml"          # what `models download` fetches (ships in the package)
 PRESETS = PACKAGE / "rules" / "presets.toml"

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from voicehost.errors import DataError, VoicehostError
-from voicehost.paths import GRAMMARS
-from voicehost.tomlio import read_inherited
+from voicehost.phrasedata import PhraseData, source
 
 if TYPE_CHECKING:
     from voicehost.game.model import Output
@@ -115,11 +114,16 @@ def _check(section: dict[str, Any], where: str) -> dict[str, str]:
     return out
 
 
+def load_phrasebook(name: str = "phrasebook.ru", folder: Path | PhraseData | None = None) -> Phrasebook:
+    """A phrasebook; one that `inherit`s takes its parent's sentences and overrides some.
+    Read from the run's phrase data (a club's files over the shipped ones), or `folder`."""
+    return _load_phrasebook(name, source(folder))
+
+
 @lru_cache(maxsize=8)
-def load_phrasebook(name: str = "phrasebook.ru", folder: Path = GRAMMARS) -> Phrasebook:
-    """A phrasebook; one that `inherit`s takes its parent's sentences and overrides some."""
-    path = folder / f"{name}.toml"
-    data = read_inherited(name, lambda n: folder / f"{n}.toml", "phrasebook", DataError)
+def _load_phrasebook(name: str, phrases: PhraseData) -> Phrasebook:
+    path = phrases.path(f"{name}.toml")
+    data = phrases.read_inherited(name, "phrasebook")
     sections = {}
     for section in SECTIONS:
         if not isinstance(data.get(section, {}), dict):

@@ -1,12 +1,11 @@
 """TOML at the edges, one way for every file: reading a file with errors that
-name it, coercing a value to its declared type, and `inherit` (a data file
-over the file it names, with a loop check)."""
+name it, and coercing a value to its declared type. (The phrase files'
+`inherit` and a club's files over the shipped ones: voicehost.phrasedata.)"""
 from __future__ import annotations
 
 import math
 import stat
 import tomllib
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -70,32 +69,3 @@ def coerce(value: Any, hint: Any, what: str) -> Any:
     if not ok:
         raise ConfigError(f"{what} must be {type_name(hint)}, got {value!r}")
     return value
-
-
-def read_inherited(name: str, path_of: Callable[[str], Path], what: str,
-                   error: type[VoicehostError], seen: tuple[str, ...] = ()) -> dict[str, Any]:
-    """A data file's tables over those of the file its `inherit` names: tables
-    (and sub-tables) merge key by key, other values replace. A loop is an error, not a hang."""
-    path = path_of(name)
-    if name in seen:
-        raise error(f"{path}: 'inherit' loops back to {name!r} ({' -> '.join(seen + (name,))})")
-    if not path.is_file():
-        raise error(f"no {what} '{name}' ({path})")
-    data = read_toml(path, what, error)
-    parent = data.pop("inherit", None)
-    if parent is None:
-        return data
-    if not isinstance(parent, str):
-        raise error(f"{path}: 'inherit' must name a {what}")
-    return _over(read_inherited(parent, path_of, what, error, seen + (name,)), data)
-
-
-def _over(base: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
-    """`own` over `base`, tables (and their sub-tables) merged key by key."""
-    merged = dict(base)
-    for key, value in own.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _over(merged[key], value)
-        else:
-            merged[key] = value
-    return merged

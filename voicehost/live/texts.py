@@ -9,9 +9,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from voicehost import paths
 from voicehost.errors import DataError
-from voicehost.tomlio import read_inherited
+from voicehost.phrasedata import PhraseData, source
 
 
 @dataclass(frozen=True)
@@ -40,14 +39,14 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def _block(name: str, folder: Path) -> dict[str, Any]:
-    data = read_inherited(name, lambda n: folder / f"{n}.toml", "phrasebook", DataError)
-    return dict(data.get("live", {}))
+def live_texts(phrasebook: str, folder: Path | PhraseData | None = None) -> LiveTexts:
+    """The [live] block of a phrasebook: the run's phrase data, or `folder`'s."""
+    return _live_texts(phrasebook, source(folder))
 
 
 @lru_cache(maxsize=8)
-def live_texts(phrasebook: str, folder: Path | None = None) -> LiveTexts:
-    block = _block(phrasebook, folder or paths.GRAMMARS)
+def _live_texts(phrasebook: str, phrases: PhraseData) -> LiveTexts:
+    block = dict(phrases.read_inherited(phrasebook, "phrasebook").get("live", {}))
     roles = block.pop("roles", {})
     status = block.pop("status", {})
     stems = block.pop("beyond_table", [])

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
@@ -12,8 +11,7 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from voicehost.errors import DataError
-from voicehost.paths import GRAMMARS
-from voicehost.tomlio import read_inherited
+from voicehost.phrasedata import PhraseData, source
 
 _EDGE_PUNCT = re.compile(r"^[^\w%№']+|[^\w%№']+$")
 # Digits, "№7", and digits with an ordinal ending as people type them ("7-го", "7й").
@@ -164,14 +162,15 @@ def _strings(table: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
     return tuple(normalize(v) if v not in ("%", "№") else v for v in value)
 
 
-def _load_numbers(path: Path) -> dict[str, int]:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise DataError(f"{path}: {exc}") from exc
+def load_numbers(filename: str, folder: Path | PhraseData | None = None) -> dict[str, int]:
+    """A number-words file (numbers.<lang>.toml): each word with the seat it names."""
+    data = source(folder)
+    path = data.path(filename)
     numbers: dict[str, int] = {}
-    for key, forms in data.items():
-        seat = int(key)
+    for key, forms in data.read(filename, "number words").items():
+        seat = int(key) if key.isascii() and key.isdigit() else 0
+        if not isinstance(forms, dict):
+            raise DataError(f"{path}: [{key}] must be a table of cardinal and ordinal words")
         if not 1 <= seat <= 10:
             raise DataError(f"{path}: seat [{key}] is outside 1..10")
         for word in _strings(forms, "cardinal", f"{path} [{key}]") + _strings(
@@ -183,15 +182,21 @@ def _load_numbers(path: Path) -> dict[str, int]:
     return numbers
 
 
-def _read(name: str, folder: Path) -> dict[str, Any]:
-    """A grammar file's tables, over those of the file it `inherit`s from."""
-    return read_inherited(name, lambda n: folder / f"{n}.toml", "grammar", DataError)
+def _numbers_file(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value.endswith(".toml") or Path(value).name != value:
+        raise DataError(f"{where}: 'numbers' must name a number-words file beside it, got {value!r}")
+    return value
+
+
+def load_grammar(name: str = "ru", folder: Path | PhraseData | None = None) -> Grammar:
+    """A grammar (over the file it `inherit`s from): the run's phrase data, or `folder`'s."""
+    return _load_grammar(name, source(folder))
 
 
 @lru_cache(maxsize=8)
-def load_grammar(name: str = "ru", folder: Path = GRAMMARS) -> Grammar:
-    path = folder / f"{name}.toml"
-    data = _read(name, folder)
+def _load_grammar(name: str, phrases: PhraseData) -> Grammar:
+    path = phrases.path(f"{name}.toml")
+    data = phrases.read_inherited(name, "grammar")
     nom, end, question = data["nomination"], data["speech_end"], data["host_question"]
     where = str(path)
     forbidden = tuple(
@@ -227,5 +232,5 @@ def load_grammar(name: str = "ru", folder: Path = GRAMMARS) -> Grammar:
         question_window=int(question.get("window", 6)),
         question_words=question_words,
         forbidden=forbidden,
-        numbers=_load_numbers(folder / data["numbers"]),
+        numbers=load_numbers(_numbers_file(data.get("numbers"), where), phrases),
     )

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, get_type_hints
 
+from voicehost import phrasedata
 from voicehost.errors import ConfigError, DataError, VoicehostError
 from voicehost.paths import PRESETS
 from voicehost.tomlio import coerce, read_toml
@@ -166,21 +167,26 @@ def rules_for(name: str, overrides: dict[str, Any] | None = None, where: str = "
     return rules
 
 
-@lru_cache(maxsize=32)
 def check_data(grammar: str, phrasebook: str, where: str = "--set") -> None:
-    """The grammar and the phrasebook the rules name load, and the phrasebook
-    has every sentence the game may say: a wrong name fails now, not mid-game."""
+    """The grammar and the phrasebook the rules name load (from the run's phrase
+    data), and the phrasebook has every sentence the game may say: a wrong name
+    fails now, not mid-game."""
+    _check_data(grammar, phrasebook, where, phrasedata.active())
+
+
+@lru_cache(maxsize=32)
+def _check_data(grammar: str, phrasebook: str, where: str, phrases: phrasedata.PhraseData) -> None:
     from voicehost.phrasebook import load_phrasebook
     from voicehost.phrases.grammar import load_grammar
 
     for key, name, load in (("grammar", grammar, load_grammar), ("phrasebook", phrasebook, load_phrasebook)):
         try:
-            loaded = load(name)
+            loaded = load(name, phrases)
         except (VoicehostError, KeyError, TypeError, ValueError) as exc:
             detail = str(exc) if isinstance(exc, VoicehostError) else f"lacks {exc}"
             raise ConfigError(f"{where}: '{key}' = {name!r} does not load: {' '.join(detail.split())}") from None
         if key == "phrasebook":
-            reference = load_phrasebook(REFERENCE_PHRASEBOOK)
+            reference = load_phrasebook(REFERENCE_PHRASEBOOK, phrases)
             for section in ("say", "explain"):
                 missing = sorted(set(getattr(reference, section)) - set(getattr(loaded, section)))
                 if missing:

@@ -10,21 +10,24 @@ from typing import Any
 from aiohttp import web
 
 from voicehost.errors import DataError
-from voicehost.paths import GRAMMARS
-from voicehost.tomlio import read_inherited
+from voicehost.phrasedata import PhraseData, source
 
 _SEAT_INPUTS = ("shot", "don_check", "sheriff_check", "foul", "unfoul", "disqualify", "leave_table",
                 "best_player", "worst_player", "heal", "visit", "commissar_check", "maniac_kill")
 
 
-@lru_cache(maxsize=8)
-def load_web_texts(name: str = "phrasebook.ru", folder: Path = GRAMMARS) -> dict[str, str]:
+def load_web_texts(name: str = "phrasebook.ru", folder: Path | PhraseData | None = None) -> dict[str, str]:
     """The [web] block of a phrasebook (over its parent's, for a club's own book),
     with the core's phase and floor names: one wording for the page and the terminal."""
-    data = read_inherited(name, lambda n: folder / f"{n}.toml", "phrasebook", DataError)
+    return _load_web_texts(name, source(folder))
+
+
+@lru_cache(maxsize=8)
+def _load_web_texts(name: str, phrases: PhraseData) -> dict[str, str]:
+    data = phrases.read_inherited(name, "phrasebook")
     section = data.get("web", {})
     if not isinstance(section, dict) or not all(isinstance(v, str) for v in section.values()):
-        raise DataError(f"{folder / (name + '.toml')}: every [web] text must be text")
+        raise DataError(f"{phrases.path(name + '.toml')}: every [web] text must be text")
     shared = {f"{prefix}_{key}": text for prefix in ("phase", "floor")
               for key, text in (data.get(prefix) or {}).items() if isinstance(text, str)}
     shared["table_night"] = shared.get("phase_night", "")
