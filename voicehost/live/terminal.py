@@ -237,8 +237,9 @@ class Terminal:
 
     # ------------------------------------------------------------ files
 
-    def save(self) -> tuple[Path, Path] | None:
-        """The protocol, JSON and CSV, beside the journal (or where --protocol says)."""
+    def save(self, *, file: bool = True) -> tuple[Path, Path] | None:
+        """The protocol, JSON and CSV, beside the journal (or where --protocol says);
+        `file`: an evening's finished game goes into its series too."""
         target = self.protocol or (protocol_paths(self.live.journal_path)[0] if self.live.journal_path else None)
         if target is None or self.live.game.phase is Phase.SETUP:
             return None
@@ -250,7 +251,7 @@ class Terminal:
         self.write(self.texts.text("protocol_at", json=paths[0], csv=paths[1]))
         if self.live.over:
             self._exports(target)
-            if self.evening is not None:
+            if self.evening is not None and file:
                 self._file()
         return paths
 
@@ -289,7 +290,7 @@ class Terminal:
         if journal is None or not journal.started:
             self.write(self.texts.text("no_game"))
             return
-        self.save()
+        self.save(file=False)   # an evening's game was filed when it ended (or protested)
         self.write(self.texts.text("journal_at", path=journal.path))
 
     # ------------------------------------------------------------ the REPL

@@ -1,0 +1,74 @@
+"""A club's evening in one run (`voicehost run --text --series NAME`, SPEC §6):
+three typed games, the standings shown after each, a SIGKILL in the middle of
+the second game and `run --series` again going on with it; the series keeps
+every game once."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROSTER = ["Алиса", "Борис", "Вера", "Глеб", "Дина", "Егор", "Жанна", "Зоя", "Илья", "Кира", "Лёва"]
+GAME = ["/roles d4 m2 m7 s6", "<80>", "выставляю седьмого спасибо", "выставляю третьего спасибо",
+        *["/next"] * 8, "<3>", "/votes 7=7", "спасибо", "/shot 5", "<11>", "/don 6", "<10>", "/sheriff 2", "<10>",
+        "/best 2 4 7", "спасибо", "выставляю четвёртого спасибо", *["/next"] * 7, "спасибо",
+        "/shot 2", "<11>", "<25>", "3", "-"]   # red wins; the best player is seat 3, no worst
+CRASH_AFTER = GAME.index("/votes 7=7")
+
+
+def seating(names: list[str]) -> str:
+    return "/seating " + ", ".join(names)
+
+
+def start(club: Path) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen([sys.executable, "-m", "voicehost", "run", "--text", "--mute", "--series", "vecher",
+                             "--config", str(club / "config.toml")], cwd=club, env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def until_journaled(path: Path, needle: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and needle in path.read_text("utf-8", "replace"):
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{needle!r} never reached {path}")
+
+
+def test_three_games_in_one_evening_with_a_crash_in_the_middle(tmp_path):
+    club = tmp_path
+    (club / "config.toml").write_text(f'series_dir = "{club / "series"}"\n', "utf-8")
+    made = subprocess.run([sys.executable, "-m", "voicehost", "series", "new", "vecher", "--players", ", ".join(ROSTER),
+                           "--config", str(club / "config.toml")], capture_output=True, text=True, timeout=60)
+    assert made.returncode == 0, made.stderr
+    first = start(club)
+    lines = [seating(ROSTER[:10]), *GAME, "/new", seating(ROSTER[1:]), *GAME[:CRASH_AFTER + 1]]
+    first.stdin.write("".join(line + "\n" for line in lines))
+    first.stdin.flush()
+    until_journaled(club / "series" / "vecher" / "journals" / "game-002.jsonl", '"votes"')
+    first.send_signal(signal.SIGKILL)
+    first.wait(timeout=10)
+    games = club / "series" / "vecher" / "games"
+    assert sorted(p.name for p in games.iterdir()) == ["game-001.json"]
+
+    second = start(club)
+    rest = [*GAME[CRASH_AFTER + 1:], "/new", seating(ROSTER[:9] + ["лёва"]), *GAME, "/quit"]
+    out, err = second.communicate("".join(line + "\n" for line in rest), timeout=120)
+    assert second.returncode == 0, err
+    assert "Игра продолжена по журналу" in out
+    assert out.count("Таблица серии «vecher»") == 2                      # after the resumed game, and the third
+    assert "Таблица серии «vecher», игр: 3" in out
+    assert sorted(p.name for p in games.iterdir()) == ["game-001.json", "game-002.json", "game-003.json"]
+    protocols = [json.loads((games / f"game-00{n}.json").read_text("utf-8")) for n in (1, 2, 3)]
+    assert [p["winner"] for p in protocols] == ["red"] * 3
+    assert sorted(protocols[1]["players"].values()) == sorted(ROSTER[1:])  # the draw survived the crash
+    assert "Лёва" in protocols[2]["players"].values()                      # the roster's spelling
+    standings = subprocess.run([sys.executable, "-m", "voicehost", "standings", "vecher", "--format", "json",
+                                "--config", str(club / "config.toml")], capture_output=True, text=True, timeout=60)
+    rows = json.loads(standings.stdout)
+    assert sum(r["games"] for r in rows) == 30 and sum(r["bests"] for r in rows) == 3
