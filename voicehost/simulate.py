@@ -19,6 +19,7 @@ from voicehost.game.model import Output, Phase
 from voicehost.game.moderator import Moderator, new_game
 from voicehost.game.protocol import protocol_text
 from voicehost.journal import Journal, Table, replay
+from voicehost.journal.keys import key_path
 from voicehost.rules import RuleOptions
 
 
@@ -173,12 +174,15 @@ def simulate_command(script: Path | None, rules: RuleOptions, *, protocol: Path 
         sim = simulate(events, rules, where, Table(game, journal))
         if journal and journal_path:
             journal.close()
+            if journal.key is not None:   # the key first: a journal is never in place without it
+                os.replace(key_path(journal.path), key_path(journal_path))
             os.replace(journal.path, journal_path)
     except BaseException:  # a refused line, or anything else: no temp file is left behind
         if journal:
             journal.close()
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(journal.path)
+            for left in (journal.path, key_path(journal.path)):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(left)
         raise
     spoken = sorted((o for o in sim.outputs if o.kind == "say"), key=lambda o: o.t)
     book = sim.game.book
