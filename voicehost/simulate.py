@@ -18,7 +18,7 @@ from voicehost.game.events import IMMEDIATE, Event, SeatEvent, event_type, parse
 from voicehost.game.model import Output, Phase
 from voicehost.game.moderator import Moderator, new_game
 from voicehost.game.protocol import protocol_text
-from voicehost.journal import Journal, Table, replay
+from voicehost.journal import Journal, Table, replay_scan, scan_file
 from voicehost.journal.keys import key_path
 from voicehost.rules import RuleOptions
 
@@ -192,12 +192,20 @@ def simulate_command(script: Path | None, rules: RuleOptions, *, protocol: Path 
     return text
 
 
+def _note(line: str | None) -> None:
+    if line:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
 def replay_command(journal_path: Path, protocol: Path | None = None) -> str:
     """The `replay` command: the protocol of the game a journal records, written to
     `protocol` (then nothing is returned) or returned for standard output."""
     input_file(journal_path, "")
     output_file(protocol, "--protocol")
-    game, _ = replay(journal_path)
+    scan = scan_file(journal_path)
+    game, _, _ = replay_scan(scan)
+    _note(scan.torn_note("replay"))
     text = protocol_text(game)
     if protocol:
         write_atomic(protocol, text)

@@ -204,6 +204,13 @@ class Scan:
     torn: int = 0         # bytes in the torn tail
     key: bytes | None = None   # the key of its checks (version 5 on)
 
+    def torn_note(self, command: str) -> str | None:
+        """The one line `replay` and `export` print when they leave a torn tail out."""
+        if not self.torn:
+            return None
+        return (f"voicehost {command}: {self.path}: the last {self.torn} bytes are a torn write (a line without "
+                f"its newline, never answered): left out")
+
     @property
     def game(self) -> str | None:
         """The game's identity (version 5 on)."""

@@ -46,13 +46,22 @@ def _holds_a_game(path: Path) -> JournalError:
                         f"or journal this one to another file")
 
 
+def torn_header_at(path: Path) -> bool:
+    """The file holds a torn header alone: the table stopped while a game was starting."""
+    try:
+        size = path.stat().st_size
+        return 0 < size < 64 * 1024 and is_torn_header(path.read_bytes())
+    except OSError:
+        return False
+
+
 def holds_a_game(path: Path) -> bool:
     """A file with something in it other than a torn header (from which nothing was played)."""
     try:
         size = path.stat().st_size
     except OSError:
         return False
-    return size > 0 and not (size < 64 * 1024 and is_torn_header(path.read_bytes()))
+    return size > 0 and not torn_header_at(path)
 
 
 def check_new(path: Path) -> None:
@@ -253,14 +262,17 @@ class Journal:
         why = what + (exc.strerror or str(exc))
         try:
             os.ftruncate(self._fd, len(self._written))
-            os.fsync(self._fd)
             os.lseek(self._fd, 0, os.SEEK_END)
-            kept = "it stands recorded up to the last accepted input"
         except OSError as again:
-            kept = (f"and the refused input could not be cut off it ({again.strerror or again}): "
-                    f"it may be its last line")
+            kept = f"the refused input could not be cut off it ({again.strerror or again}): it may be its last line"
+        else:
+            try:
+                os.fsync(self._fd)
+                kept = "it stands recorded up to the last accepted input"
+            except OSError as again:
+                kept = f"the refused input was cut off it, but the cut could not be synced ({again.strerror or again})"
         self.failed = JournalWriteError(
-            f"cannot write the journal {self.path}: {why}; the game takes no more inputs ({kept})")
+            f"cannot write the journal {self.path}: {why}; the game takes no more inputs; {kept}")
         raise self.failed from None
 
     # ------------------------------------------------------------ deleted or moved away
