@@ -126,6 +126,30 @@ def test_run_refuses_an_output_that_is_a_journal_or_another_output_before_the_de
     assert replay(journal)[0].winner == "red"
 
 
+@pytest.mark.parametrize("head", [b'{"journal": 3, "ruleset": "4mafia"}\n', b'{"journal":5,"ga', b"{", b' {"journal":4'])
+def test_any_journal_header_even_torn_or_spaced_is_no_output(head, tmp_path):
+    from voicehost.errors import InputError
+    from voicehost.files import output_file
+
+    path = tmp_path / "old.jsonl"
+    path.write_bytes(head)
+    with pytest.raises(InputError, match="voicehost journal"):
+        output_file(path, "--protocol")
+    output_file(path, "--journal", journal=True)   # a new game's journal has its own check (check_new)
+
+
+def test_a_hard_link_to_an_output_is_the_same_file(tmp_path):
+    from voicehost.errors import InputError
+    from voicehost.files import apart
+
+    first = tmp_path / "a.json"
+    first.write_text("{}")
+    os.link(first, tmp_path / "b.json")
+    with pytest.raises(InputError, match="same file"):
+        apart({"--protocol": first, "--record": tmp_path / "b.json"})
+    apart({"--protocol": first, "--record": tmp_path / "c.wav"})
+
+
 def test_a_protocol_written_at_the_end_never_replaces_a_journal_made_there_since(tmp_path):
     from voicehost.live.ending import ProtocolWriteError, _write
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import struct
 import sys
@@ -52,6 +53,7 @@ def input_file(path: Path | None, flag: str) -> None:
 
 JOURNAL_START = b'{"journal":'    # every voicehost journal's first bytes
 KEY_START = b'{"game": "'         # a journal key's (voicehost.journal.keys)
+_JOURNAL_HEAD = re.compile(rb'\s*\{\s*"journal"\s*:')   # any version's header, however it was spaced
 
 
 def kept_record(path: Path) -> str | None:
@@ -59,10 +61,10 @@ def kept_record(path: Path) -> str | None:
     even torn) or a journal's key; None for anything else."""
     try:
         with path.open("rb") as handle:
-            head = handle.read(len(JOURNAL_START))
+            head = handle.read(64)
     except OSError:
         return None
-    if head and (head.startswith(JOURNAL_START) or JOURNAL_START.startswith(head)):
+    if head and (_JOURNAL_HEAD.match(head) or JOURNAL_START.startswith(head)):
         return "a voicehost journal (a game's record)"
     if head and head.startswith(KEY_START[:len(head)]) and path.name.endswith(".key"):
         return "a journal's key"
