@@ -126,7 +126,8 @@ def test_run_refuses_an_output_that_is_a_journal_or_another_output_before_the_de
     assert replay(journal)[0].winner == "red"
 
 
-@pytest.mark.parametrize("head", [b'{"journal": 3, "ruleset": "4mafia"}\n', b'{"journal":5,"ga', b"{", b' {"journal":4'])
+@pytest.mark.parametrize("head", [b'{"journal": 3, "ruleset": "4mafia"}\n', b'{"journal":5,"ga', b"{",
+                                  b' {"journal":4'])
 def test_any_journal_header_even_torn_or_spaced_is_no_output(head, tmp_path):
     from voicehost.errors import InputError
     from voicehost.files import output_file
@@ -159,6 +160,19 @@ def test_a_protocol_written_at_the_end_never_replaces_a_journal_made_there_since
     with pytest.raises(ProtocolWriteError, match="voicehost journal"):
         _write(journal, "{}")
     assert journal.read_bytes() == before
+
+
+def test_the_rating_records_beside_the_protocol_never_replace_a_journal(tmp_path, capsys):
+    from voicehost.export import export_path, load_table, write_exports
+
+    table, ended = load_table(_simulated(tmp_path, capsys))
+    protocol = tmp_path / "p.json"
+    taken = export_path(protocol, "mafiaratings")
+    Journal(taken, RULES).close()
+    before = taken.read_bytes()
+    with pytest.raises(OSError, match="voicehost journal"):
+        write_exports(table, protocol, ended)
+    assert taken.read_bytes() == before
 
 
 # ------------------------------------------------------------------ F2: damage, not a torn write

@@ -8,6 +8,7 @@
 when each foul, removal and shot happened, which the game's results do not)."""
 from __future__ import annotations
 
+import errno
 import json
 import sys
 from datetime import UTC, datetime
@@ -19,7 +20,7 @@ from voicehost.export import mafiaratings, polemica
 from voicehost.export.common import ExportError, check_exportable, host_text
 from voicehost.export.facts import Facts, collect
 from voicehost.export.names import names_event
-from voicehost.files import input_file, output_file, write_atomic
+from voicehost.files import input_file, kept_record, output_file, write_atomic
 from voicehost.journal import Table, replay_scan, scan_file
 
 FORMATS = {"mafiaratings": mafiaratings.record, "polemica": polemica.record}
@@ -57,6 +58,9 @@ def write_exports(table: Table, protocol_path: Path, ended: datetime | None = No
     facts = _facts(table)   # one replay for both formats
     for fmt in FORMATS:
         path = export_path(protocol_path, fmt)
+        what = kept_record(path)
+        if what is not None:   # never over a journal or its key: said as a write that failed
+            raise OSError(errno.EEXIST, f"{path} is {what}")
         write_atomic(path, export_text(table, fmt, ended, facts))
         written.append(path)
     return written
