@@ -314,42 +314,50 @@ def test_a_journal_whose_path_was_taken_goes_on_in_a_fresh_file(tmp_path):
     journal.close()
 
 
-def test_the_live_table_says_the_journal_was_written_anew_aloud_on_the_terminal_and_the_page(tmp_path):
+class _Speaker:   # a fake: no audio device here; records what the table says
+    def __init__(self) -> None:
+        self.said: list[str] = []
+
+    def say(self, text: str, **_: object) -> None:
+        self.said.append(text)
+
+    def is_echo(self, start: float, end: float) -> bool:
+        return False
+
+
+@pytest.mark.parametrize("taken", [False, True], ids=["written-anew", "path-taken"])
+def test_the_live_table_says_the_journal_was_written_anew_aloud_on_the_terminal_and_the_page(taken, tmp_path):
     import io
 
+    from voicehost.live.session import summary
     from voicehost.live.table import GameClock, LiveTable, open_table
     from voicehost.live.terminal import Terminal
     from voicehost.web.state import host_state
     from voicehost.web.texts import Texts
 
-    class Speaker:   # a fake: no audio device here; records what the table says
-        def __init__(self) -> None:
-            self.said: list[str] = []
-
-        def say(self, text: str, **_: object) -> None:
-            self.said.append(text)
-
-        def is_echo(self, start: float, end: float) -> bool:
-            return False
-
     path = tmp_path / "j.jsonl"
     game, writer, entries, _ = open_table(RULES, path, resume=False)
-    speaker = Speaker()
+    speaker = _Speaker()
     live = LiveTable(game, GameClock(), speaker, journal=writer, entries=entries)
     out = io.StringIO()
     Terminal(live, out, page=True)
     live.apply_json({"type": "setup", "roles": ROLES})
     live.sync()
-    path.unlink()
+    path.rename(tmp_path / "renamed.jsonl")
+    if taken:
+        path.write_text("someone else's\n")
     live.apply_json({"type": "foul", "seat": 3})
     assert live.failure is None
-    told = live.texts.text("journal_rewritten", path=path)
-    assert told in out.getvalue()
+    now = tmp_path / "j.2.jsonl" if taken else path
+    told = live.texts.text("journal_moved", old=path, path=now) if taken else \
+        live.texts.text("journal_rewritten", path=path)
+    assert told in out.getvalue() and str(now) in told
     assert live.texts.text("journal_rewritten_say") in speaker.said
     state = host_state(live, Texts(RULES.phrasebook), reveal_roles=False, csrf="x", log=[], suggestions=[])
     assert state["journal_notice"] == told
     live.close()
-    assert replay(path)[0].fouls[3] == 1
+    assert live.texts.text("journal_at", path=now) in summary(live)   # the closing line names where it is
+    assert replay(now)[0].fouls[3] == 1
 
 
 # ------------------------------------------------------------------ F5: keys and identity
