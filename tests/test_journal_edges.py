@@ -250,12 +250,14 @@ def test_an_fsync_error_that_the_cut_cannot_fix_says_so(monkeypatch, tmp_path):
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace injects the fsync error")
 def test_typed_play_with_an_injected_fsync_error_resumes_without_the_refused_input(tmp_path):
-    """The audit's own attack: strace makes one fsync of `run --text` fail with EIO."""
+    """The audit's own attack: strace makes every fsync of `run --text` from the
+    6th on fail with EIO (today the 6th is the second foul's: the key, the
+    header, the folder, the deal and the first foul come before it)."""
     journal = tmp_path / "j.jsonl"
     fouls = ["/foul 3", "/foul 5", "/foul 6", "/foul 8", "/foul 9"]
     proc = subprocess.run(
         ["strace", "-f", "-qq", "-o", str(tmp_path / "trace"), "-e", "trace=fsync",
-         "-e", "inject=fsync:error=EIO:when=6", sys.executable, "-m", "voicehost", "run", "--text", "--mute",
+         "-e", "inject=fsync:error=EIO:when=6+", sys.executable, "-m", "voicehost", "run", "--text", "--mute",
          "--journal", str(journal)],
         input="\n".join(["/roles d4 m2 m7 s6", *fouls, "/quit"]) + "\n", capture_output=True, text=True,
         timeout=90, env={**os.environ, "HOME": str(tmp_path)})
@@ -264,7 +266,12 @@ def test_typed_play_with_an_injected_fsync_error_resumes_without_the_refused_inp
     said = proc.stdout.count("замечание")     # the fouls the table answered
     game = replay(journal)[0]
     assert sum(game.fouls.values()) == said   # every answered one, and not the refused one
-    assert said < len(fouls)
+    assert 0 < said < len(fouls)
+    resumed = subprocess.run([sys.executable, "-m", "voicehost", "run", "--text", "--mute", "--resume", str(journal)],
+                             input="/foul 5\n/quit\n", capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "HOME": str(tmp_path)})
+    assert resumed.returncode == 0, resumed.stderr
+    assert sum(replay(journal)[0].fouls.values()) == said + 1   # typed again, it counts once
 
 
 # ------------------------------------------------------------------ F4: deleted or moved mid-game
