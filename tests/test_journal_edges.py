@@ -293,6 +293,17 @@ def test_a_journal_deleted_mid_game_is_written_anew_from_memory(tmp_path):
     assert snapshot(game) == snapshot(table.game) and game.fouls[5] == 1 and game.fouls[6] == 1
 
 
+def test_a_key_deleted_mid_game_is_written_again_with_the_next_input(tmp_path):
+    path = tmp_path / "j.jsonl"
+    table = _table(path)
+    key = key_path(path).read_bytes()
+    key_path(path).unlink()
+    _foul(table, 5, 92.0)
+    assert key_path(path).read_bytes() == key and stat.S_IMODE(key_path(path).stat().st_mode) == 0o600
+    table.close()
+    assert replay(path)[0].fouls[5] == 1
+
+
 def test_a_journal_moved_away_is_written_anew_at_its_path_and_the_copy_keeps_its_prefix(tmp_path):
     path = tmp_path / "j.jsonl"
     table = _table(path)

@@ -247,6 +247,16 @@ class Journal:
         self.writes += 1
         if not self._in_place():
             self._write_anew()
+        elif self.key is not None and self.game is not None and not key_path(self.path).exists():
+            self._keep_key()   # the key alone was deleted: without it the journal could not be read
+
+    def _keep_key(self) -> None:
+        assert self.key is not None and self.game is not None
+        try:
+            write_key(self.path, self.game, self.key)
+        except JournalWriteError as exc:
+            self.failed = exc
+            raise
 
     def _append(self, fd: int, data: bytes) -> None:
         view = memoryview(data)
@@ -308,11 +318,7 @@ class Journal:
         if previous is not None:
             os.close(previous)
         if self.key is not None and self.game is not None:
-            try:
-                write_key(path, self.game, self.key)
-            except JournalWriteError as exc:
-                self.failed = exc
-                raise
+            self._keep_key()
         self._sync_folder()
         self.moved.append((old, path))
 
