@@ -94,9 +94,9 @@ def test_every_cut_point_resumes_a_prefix_of_the_game(tmp_path, capsys):
         journal.close()
 
 
-@pytest.mark.parametrize("garbage", [b"hello world\n", b"\x00\xff\xfe binary \x80\x81", b"\xd0",
-                                     b"\n\n\n", b"[[[[[[" * 5000 + b"\n", b'{"t": NaN}\n'])
-def test_appended_garbage_is_a_torn_tail(garbage, tmp_path, capsys):
+@pytest.mark.parametrize("garbage", [b"hello world", b"\x00\xff\xfe binary \x80\x81", b"\xd0",
+                                     b"\x00" * 4096, b"[[[[[[" * 5000, b'{"t": NaN}'])
+def test_appended_garbage_without_a_newline_is_a_torn_tail(garbage, tmp_path, capsys):
     path = _journal_of(tmp_path, capsys=capsys)
     original = snapshot(replay(path)[0])
     clean = path.read_bytes()
@@ -105,6 +105,42 @@ def test_appended_garbage_is_a_torn_tail(garbage, tmp_path, capsys):
     assert snapshot(table.game) == original
     assert path.read_bytes() == clean
     journal.close()
+
+
+@pytest.mark.parametrize("garbage", [b"hello world\n", b"\n\n\n", b"[[[[[[" * 5000 + b"\n", b'{"t": NaN}\n',
+                                     b"\xd0\n" + b"more"])
+def test_a_complete_line_that_fails_its_check_is_damage_not_a_torn_tail(garbage, tmp_path, capsys):
+    """Issue 18 F2: only the part after the last newline is torn; a line that
+    ends in its newline was written whole, so failing its check is damage."""
+    path = _journal_of(tmp_path, capsys=capsys)
+    clean = path.read_bytes()
+    lines = clean.count(b"\n")
+    path.write_bytes(clean + garbage)
+    with pytest.raises(JournalError, match=rf"j\.jsonl:{lines + 1}: not a journal entry \(a damaged line"):
+        resume_table(path)
+    assert path.read_bytes() == clean + garbage   # refused: nothing is cut
+
+
+def test_one_damaged_byte_in_the_answered_last_votes_line_is_refused_naming_it(tmp_path, capsys):
+    """Issue 18 F2: every one-byte change of a complete last line is refused, never cut as torn."""
+    path = _journal_of(tmp_path, capsys=capsys)
+    whole = path.read_bytes()
+    lines = whole.split(b"\n")[:-1]
+    number = max(i for i, line in enumerate(lines, 1) if b'"type":"votes"' in line)
+    kept = whole.split(b"\n")[:number]
+    body = b"\n".join(kept[:-1]) + b"\n"
+    path.write_bytes(body + kept[-1] + b"\n")
+    replay(path)   # that prefix itself is a good journal
+    rng = random.Random(18)
+    for _ in range(60):
+        line = bytearray(kept[-1])
+        at = rng.randrange(len(line))
+        line[at] = rng.choice([b for b in range(256) if b not in (line[at], 0x0A)])
+        path.write_bytes(body + bytes(line) + b"\n")
+        with pytest.raises(JournalError, match=rf":{number}: "):
+            replay(path)
+        assert main(["replay", str(path)]) == 2
+        assert f":{number}: " in capsys.readouterr().err
 
 
 def test_appended_json_that_is_not_in_the_chain_is_refused(tmp_path, capsys):
@@ -157,8 +193,8 @@ def test_an_edited_shot_is_reported_even_with_its_hash_recomputed_alone(tmp_path
     digest = entry_hash(previous, body)       # a careful forger fixes this line...
     lines[number - 1] = body[:-1] + f',"h":"{digest}"}}'.encode()
     path.write_bytes(b"\n".join(lines))
-    with pytest.raises(JournalError, match=rf":{number + 1}: the journal was changed"):
-        replay(path)   # ... but the next line's check covers it
+    with pytest.raises(JournalError, match=rf":{number}: the journal was changed"):
+        replay(path)   # ... but without the key, no check he computes is the journal's
 
 
 def test_a_dropped_middle_line_is_reported(tmp_path, capsys):
@@ -298,22 +334,32 @@ def test_a_write_torn_by_a_full_disk_resumes_after_the_last_whole_line(monkeypat
     def half(fd, data):
         real(fd, bytes(data[: len(data) // 2]))
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    before = path.read_bytes()
     monkeypatch.setattr(journal_module.os, "write", half)
     with pytest.raises(JournalWriteError, match="No space left"):
         table.apply(parse_event({"type": "foul", "seat": 5}), 92.0)
     monkeypatch.undo()
+    assert path.read_bytes() == before   # the half line was cut back off at once (issue 18 F3)
     table.close()
     resumed, _, journal = resume_table(path)
-    assert snapshot(resumed.game) == recorded and journal.cut > 0
+    assert snapshot(resumed.game) == recorded and journal.cut == 0
     journal.close()
 
 
-def test_a_deleted_journal_stops_the_table(tmp_path):
-    path = tmp_path / "j.jsonl"
+def test_a_journal_whose_folder_cannot_take_it_anew_stops_the_table(tmp_path):
+    folder = tmp_path / "journals"
+    folder.mkdir()
+    path = folder / "j.jsonl"
     table = _table(path)
-    path.unlink()
-    with pytest.raises(JournalWriteError, match="deleted"):
+    for left in folder.iterdir():
+        left.unlink()
+    folder.rmdir()
+    folder.write_text("a file where the folder was")   # no folder can be made there again
+    with pytest.raises(JournalWriteError, match="deleted or moved away, and cannot be written anew") as caught:
         table.apply(parse_event({"type": "foul", "seat": 5}), 92.0)
+    _one_line(str(caught.value))
+    with pytest.raises(JournalWriteError):
+        table.apply(parse_event({"type": "foul", "seat": 6}), 93.0)
     table.close()
 
 
@@ -357,7 +403,7 @@ def test_a_lone_surrogate_is_journaled_and_leaves_no_temp_file(tmp_path, capsys)
     assert "Traceback" not in captured.err
     if code == 0:
         assert replay(journal)[0].winner == "red"
-        assert sorted(p.name for p in out.iterdir()) == ["j.jsonl", "p.json"]
+        assert sorted(p.name for p in out.iterdir()) == ["j.jsonl", "j.jsonl.key", "p.json"]
     else:
         _one_line(captured.err)
         assert list(out.iterdir()) == []

@@ -251,5 +251,5 @@ def test_a_damaged_last_line_is_refused_not_cut_as_a_torn_write(tmp_path):
     assert b'"ws"' in lines[-2]
     lines[-2] = lines[-2].replace(b'"ws":[', b'"ws":(', 1)
     path.write_bytes(b"\n".join(lines))
-    with pytest.raises(JournalError, match=r"j\.jsonl:\d+: not a journal entry \(damaged line\)"):
+    with pytest.raises(JournalError, match=r"j\.jsonl:\d+: not a journal entry \(a damaged line"):
         replay_entries(path)

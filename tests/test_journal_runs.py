@@ -102,7 +102,7 @@ def test_a_malformed_run_is_refused_naming_its_line(tmp_path, run):
         journal.write_entry(0.0, {"type": "setup", "roles": ROLES})
     data = path.read_bytes()
     previous = json.loads(data.splitlines()[-1])["h"]
-    line, _ = encode_line(previous, run)   # a well-chained line that is no run: written by no voicehost
+    line, _ = encode_line(previous, run, scan_bytes(path, data).key)   # well chained, but written by no voicehost
     path.write_bytes(data + line)
     with pytest.raises(JournalError, match=r"j\.jsonl:3: not a journal entry"):
         replay_entries(path)
@@ -277,11 +277,12 @@ def test_a_revision_whose_mark_is_not_where_it_says_is_refused(tmp_path):
     # rewrite the chain from the revision on with a mark three inputs later: a well-formed lie
     previous = entries[index - 1]["h"]
     out = lines[:index]
+    key = scan_bytes(path, path.read_bytes()).key   # a forger holding the key: only the replay catches it
     for e in entries[index:]:
         e.pop("h")
         if e.get("event", {}).get("type") == "revise":
             e["event"]["from"] += 3
-        line, previous = encode_line(previous, e)
+        line, previous = encode_line(previous, e, key)
         out.append(line.decode("utf-8").rstrip("\n"))
     path.write_text("\n".join(out) + "\n", "utf-8")
     with pytest.raises(JournalError, match=rf"j\.jsonl:{index + 1}: not a revision"):

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect, sync_playwright
@@ -31,10 +33,10 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def serve(tmp_path, extra: list[str], settings: list[str]):
+def serve(tmp_path, extra: list[str], settings: list[str], journal: Path | None = None):
     port = free_port()
     args = [sys.executable, "-m", "voicehost", "serve", "--port", str(port),
-            "--journal", str(tmp_path / "journal.jsonl"), *extra]
+            "--journal", str(journal or tmp_path / "journal.jsonl"), *extra]
     for pair in settings:
         args += ["--set", pair]
     log = (tmp_path / "serve.log").open("w")
@@ -286,21 +288,43 @@ def test_the_pairing_link_opened_from_another_site_still_pairs(served):
         browser.close()
 
 
-def test_a_journal_that_stops_is_shown_loudly(served):
-    url, base, folder = served
+@pytest.fixture
+def served_in_a_folder(tmp_path):
+    """The short game with its journal in a folder of its own, which the test can take away."""
+    (tmp_path / "journals").mkdir()
+    proc, log, url, base = serve(tmp_path, ["--script", str(ROOT / "tests/web/short_game.jsonl")], SHORT,
+                                 journal=tmp_path / "journals" / "journal.jsonl")
+    yield url, base, tmp_path / "journals"
+    proc.terminate()
+    proc.wait(timeout=10)
+    log.close()
+
+
+def test_a_journal_deleted_is_written_anew_and_one_that_cannot_be_stops_loudly(served_in_a_folder):
+    url, base, folder = served_in_a_folder
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         page = browser.new_page(viewport={"width": 900, "height": 1400})
         page.goto(url)
         expect(page.locator("#phase")).to_contain_text("Подсчёт голосов", timeout=10_000)
         expect(page.locator("#stopped")).to_be_hidden()
-        (folder / "journal.jsonl").unlink()  # the card is pulled: the next entry cannot be written
+        expect(page.locator("#journal-notice")).to_be_hidden()
+        (folder / "journal.jsonl").unlink()  # deleted mid-game: written anew from memory, the game goes on
         page.get_by_role("button", name="Фол игроку 3", exact=True).click()
+        notice = page.locator("#journal-notice")
+        expect(notice).to_be_visible(timeout=10_000)
+        expect(notice).to_contain_text("записан заново из памяти")
+        expect(page.locator("#stopped")).to_be_hidden()
+        assert (folder / "journal.jsonl").is_file()
+        shutil.rmtree(folder)   # the card is pulled: no folder, and a file where it was
+        folder.write_text("not a folder")
+        page.get_by_role("button", name="Фол игроку 4", exact=True).click()
         stopped = page.locator("#stopped")
         expect(stopped).to_be_visible(timeout=10_000)
         expect(stopped).to_have_attribute("role", "alert")
         expect(stopped).to_contain_text("Игра остановлена.")
         expect(stopped).to_contain_text("ВНИМАНИЕ: журнал не записывается")
+        expect(page.locator("#journal-notice")).to_be_hidden()
         expect(page.locator("#error")).to_have_text("Ввод не принимается: журнал не записывается, игра остановлена")
         page.get_by_role("button", name="Фол игроку 4", exact=True).click()
         expect(page.locator("#error")).to_have_text("Ввод не принимается: журнал не записывается, игра остановлена")

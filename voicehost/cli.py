@@ -14,7 +14,7 @@ from typing import NoReturn
 from voicehost import __version__
 from voicehost.config import load_settings
 from voicehost.errors import InputError, VoicehostError
-from voicehost.files import input_file, output_file, wav_file
+from voicehost.files import apart, input_file, journal_outputs, output_file, wav_file
 from voicehost.rules import RuleOptions, preset_names
 
 
@@ -191,6 +191,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     input_file(script, "")
     output_file(args.protocol, "--protocol")
     output_file(args.journal, "--journal")
+    apart({"--protocol": args.protocol, **journal_outputs("--journal", args.journal)}, {"the script": script})
     sys.stdout.write(simulate_command(script, _rules(args), protocol=args.protocol, journal_path=args.journal))
     return 0
 
@@ -198,6 +199,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     from voicehost.simulate import replay_command
 
+    apart({"--protocol": args.protocol}, {"the journal": args.journal})
     sys.stdout.write(replay_command(args.journal, args.protocol))
     return 0
 
@@ -205,6 +207,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from voicehost.export import export_command
 
+    apart({"-o": args.output}, {"the journal": args.journal})
     sys.stdout.write(export_command(args.journal, args.format, args.output))
     return 0
 
@@ -265,7 +268,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     input_file(args.host_script, "--host-script")
     input_file(args.resume, "--resume")
     for flag in ("journal", "record", "protocol"):
-        output_file(getattr(args, flag), f"--{flag}")
+        output_file(getattr(args, flag), f"--{flag}", journal=flag == "journal")
+    journal = ("--resume", args.resume) if args.resume else ("--journal", args.journal)
+    protocol = args.protocol
+    apart({**journal_outputs(*journal), "--protocol": protocol,
+           "the protocol's CSV": protocol.with_suffix(".csv") if protocol else None, "--record": args.record},
+          {"--host-script": args.host_script, "--audio-file": args.audio_file})
     from voicehost.live import session
 
     return session.run(args)
@@ -273,7 +281,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     input_file(args.script, "--script")
-    output_file(args.journal, "--journal")
+    output_file(args.journal, "--journal", journal=True)
+    apart(journal_outputs("--journal", args.journal), {"--script": args.script})
     _need_extra("web", ("aiohttp", "qrcode"), "the companion page")
     from voicehost.live import session
 

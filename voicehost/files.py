@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import struct
 import sys
@@ -50,8 +51,36 @@ def input_file(path: Path | None, flag: str) -> None:
         raise InputError(f"cannot read {what}: permission denied")
 
 
-def output_file(path: Path | None, flag: str) -> None:
-    """An output's folder must exist and take files; checked before the game, not after it."""
+JOURNAL_START = b'{"journal":'    # every voicehost journal's first bytes
+KEY_START = b'{"game": "'         # a journal key's (voicehost.journal.keys)
+_JOURNAL_HEAD = re.compile(rb'\s*\{\s*"journal"\s*:')   # any version's header, however it was spaced
+
+
+def kept_record(path: Path) -> str | None:
+    """What irreplaceable record a file is, if it is one: a journal (its header,
+    even torn) or a journal's key; None for anything else."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(64)
+    except OSError:
+        return None
+    if head and (_JOURNAL_HEAD.match(head) or JOURNAL_START.startswith(head)):
+        return "a voicehost journal (a game's record)"
+    if head and head.startswith(KEY_START[:len(head)]) and path.name.endswith(".key"):
+        return "a journal's key"
+    return None
+
+
+def not_a_record(path: Path, flag: str) -> None:
+    """An output never replaces a journal or its key: a game would be lost."""
+    what = kept_record(path)
+    if what is not None:
+        raise InputError(f"{flag} {path}: is {what}; writing there would destroy it: give another file")
+
+
+def output_file(path: Path | None, flag: str, *, journal: bool = False) -> None:
+    """An output's folder must exist and take files; checked before the game, not after it.
+    No output but a new game's journal (`journal`, which has checks of its own) may be a journal."""
     if path is None:
         return
     folder = path.parent if str(path.parent) else Path(".")
@@ -63,6 +92,42 @@ def output_file(path: Path | None, flag: str) -> None:
         raise InputError(f"{flag} {path}: is a folder; give a file name")
     if path.exists() and not path.is_file():
         raise InputError(f"{flag} {path}: not a regular file (a pipe or a device); give a file")
+    if not journal:
+        not_a_record(path, flag)
+
+
+def _same(a: Path, b: Path) -> bool:
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def apart(outputs: dict[str, Path | None], inputs: dict[str, Path | None] | None = None) -> None:
+    """No two outputs of one command are the same file (the one would overwrite
+    the other), and no output is one of its inputs (it would be destroyed)."""
+    def given(paths: dict[str, Path | None]) -> list[tuple[str, Path]]:
+        return [(flag, path) for flag, path in paths.items() if path is not None and str(path) != "-"]
+    named, sources = given(outputs), given(inputs or {})
+    for index, (flag, path) in enumerate(named):
+        for other, there in named[:index]:
+            if _same(path, there):
+                raise InputError(f"{flag} {path} is the same file as {other} {there}: the one would "
+                                 f"overwrite the other; give them different names")
+        for source, there in sources:
+            if _same(path, there):
+                raise InputError(f"{flag} {path} is the same file as {source} {there}: writing there "
+                                 f"would destroy it; give another file")
+
+
+def journal_outputs(flag: str, journal: Path | None) -> dict[str, Path | None]:
+    """A journal's own files: itself, its key and its paired devices."""
+    if journal is None:
+        return {}
+    return {flag: journal, "the journal's key": journal.with_name(journal.name + ".key"),
+            "the journal's paired devices file": journal.with_name(journal.name + ".devices")}
 
 
 def read_input(name: str | None) -> str:

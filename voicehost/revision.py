@@ -164,12 +164,12 @@ class ReplayRevisions:
     """The journal replay's side of revisions: it takes the mark where the
     live table took it, and applies `revise` entries.
 
-    A revise entry of version 4 says where its mark stood ("from"): `starts`
+    A revise entry of version 4 on says where its mark stood ("from"): `starts`
     are those counts, in order, and the game is copied when the accepted
     inputs reach the next of them. Revise entries of version 3 had no "from":
     their mark is before the first word after a revision or an undo, taken
     only when the journal has such entries (`legacy`; a version 3 journal
-    resumed by this voicehost goes on with version 4 entries)."""
+    resumed by this voicehost goes on with entries that say it)."""
 
     def __init__(self, rules: RuleOptions, path: Path, events: list[Any]) -> None:
         self.rules = rules

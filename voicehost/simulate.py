@@ -18,7 +18,8 @@ from voicehost.game.events import IMMEDIATE, Event, SeatEvent, event_type, parse
 from voicehost.game.model import Output, Phase
 from voicehost.game.moderator import Moderator, new_game
 from voicehost.game.protocol import protocol_text
-from voicehost.journal import Journal, Table, replay
+from voicehost.journal import Journal, Table, replay_scan, scan_file
+from voicehost.journal.keys import key_path
 from voicehost.rules import RuleOptions
 
 
@@ -173,12 +174,15 @@ def simulate_command(script: Path | None, rules: RuleOptions, *, protocol: Path 
         sim = simulate(events, rules, where, Table(game, journal))
         if journal and journal_path:
             journal.close()
+            if journal.key is not None:   # the key first: a journal is never in place without it
+                os.replace(key_path(journal.path), key_path(journal_path))
             os.replace(journal.path, journal_path)
     except BaseException:  # a refused line, or anything else: no temp file is left behind
         if journal:
             journal.close()
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(journal.path)
+            for left in (journal.path, key_path(journal.path)):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(left)
         raise
     spoken = sorted((o for o in sim.outputs if o.kind == "say"), key=lambda o: o.t)
     book = sim.game.book
@@ -188,12 +192,20 @@ def simulate_command(script: Path | None, rules: RuleOptions, *, protocol: Path 
     return text
 
 
+def _note(line: str | None) -> None:
+    if line:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
 def replay_command(journal_path: Path, protocol: Path | None = None) -> str:
     """The `replay` command: the protocol of the game a journal records, written to
     `protocol` (then nothing is returned) or returned for standard output."""
     input_file(journal_path, "")
     output_file(protocol, "--protocol")
-    game, _ = replay(journal_path)
+    scan = scan_file(journal_path)
+    game, _, _ = replay_scan(scan)
+    _note(scan.torn_note("replay"))
     text = protocol_text(game)
     if protocol:
         write_atomic(protocol, text)

@@ -8,7 +8,9 @@
 when each foul, removal and shot happened, which the game's results do not)."""
 from __future__ import annotations
 
+import errno
 import json
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,8 +20,8 @@ from voicehost.export import mafiaratings, polemica
 from voicehost.export.common import ExportError, check_exportable, host_text
 from voicehost.export.facts import Facts, collect
 from voicehost.export.names import names_event
-from voicehost.files import input_file, output_file, write_atomic
-from voicehost.journal import Table, replay_entries
+from voicehost.files import input_file, kept_record, output_file, write_atomic
+from voicehost.journal import Table, replay_scan, scan_file
 
 FORMATS = {"mafiaratings": mafiaratings.record, "polemica": polemica.record}
 
@@ -56,6 +58,9 @@ def write_exports(table: Table, protocol_path: Path, ended: datetime | None = No
     facts = _facts(table)   # one replay for both formats
     for fmt in FORMATS:
         path = export_path(protocol_path, fmt)
+        what = kept_record(path)
+        if what is not None:   # never over a journal or its key: said as a write that failed
+            raise OSError(errno.EEXIST, f"{path} is {what}")
         write_atomic(path, export_text(table, fmt, ended, facts))
         written.append(path)
     return written
@@ -66,7 +71,10 @@ def export_command(path: Path, fmt: str, output: Path | None = None) -> str:
     returned), or returned for standard output."""
     input_file(path, "")
     output_file(output, "-o")
-    table, ended = load_table(path)
+    notes: list[str] = []
+    table, ended = load_table(path, notes)
+    for note in notes:   # a torn tail left out: said, in one line
+        sys.stderr.write(note + "\n")
     text = export_text(table, fmt, ended)
     if output:
         write_atomic(output, text)
@@ -74,8 +82,9 @@ def export_command(path: Path, fmt: str, output: Path | None = None) -> str:
     return text
 
 
-def load_table(path: Path) -> tuple[Table, datetime]:
-    """The game a journal records, with the time its last input was written.
+def load_table(path: Path, notes: list[str] | None = None) -> tuple[Table, datetime]:
+    """The game a journal records, with the time its last input was written;
+    a torn tail left out is added to `notes`.
 
     A protocol keeps neither the deal nor the nights' shots, so for one the
     journal beside it is read: `game-X.protocol.json` (or `game-X.json`) ->
@@ -93,7 +102,11 @@ def load_table(path: Path) -> tuple[Table, datetime]:
         raise InputError(f"no journal at {path}") from None
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    game, _, entries = replay_entries(path)
+    scan = scan_file(path)
+    game, _, entries = replay_scan(scan)
+    note = scan.torn_note("export")
+    if note and notes is not None:
+        notes.append(note)
     return Table(game, None, entries), ended
 
 

@@ -9,10 +9,21 @@ have no use for, as 0), and per word three whole numbers of centiseconds
 word's from 0, the others' from the end of the word before), its length, and
 the time it was applied less its start. Times off both grids, and single words
 of older journals, use `{"w": [word, start, end]}` with "t" when it is not the
-start. A clock mark (a timer fired) is `{"k": t}`."""
+start. A clock mark (a timer fired) is `{"k": t}`.
+
+Since version 5 the checks are keyed (an HMAC, see keys.py): a key of the game's
+own, in a 0600 file beside the journal, so an edit with recomputed checks is
+refused; the header names the game (a random identity and the time it started),
+so two games' headers always differ. Versions 3 and 4 (a plain hash) still read.
+
+Only the part after the last newline is a torn write (a crash mid-write never
+ends in a newline): a complete line that fails its check was damaged, and is
+refused naming its line; a torn header (no complete line at all) is
+`TornHeader`, from which a new game (or a resume) starts anew."""
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import math
 from dataclasses import dataclass, field
@@ -22,8 +33,9 @@ from typing import Any
 from voicehost.errors import JournalError
 from voicehost.rules import RuleOptions, rules_for
 
-VERSION = 4
-READS = (3, 4)   # version 3 had no runs of words and revisions without "from"
+VERSION = 5
+READS = (3, 4, 5)   # 3: no runs of words, revisions without "from"; 4: unkeyed checks, no game identity
+KEYED = 5           # the first version with keyed checks
 UNK = "[unk]"
 BATCH_WORDS = 200  # words in one line at most
 HASH_CHARS = 10
@@ -31,10 +43,18 @@ _HASH_PREFIX = b',"h":"'
 _SUFFIX_LEN = len(_HASH_PREFIX) + HASH_CHARS + 2      # ,"h":"0123456789"}
 
 
-def entry_hash(previous: str, body: bytes) -> str:
+class TornHeader(JournalError):
+    """A journal whose header never reached the disk whole: nothing was played."""
+
+
+def entry_hash(previous: str, body: bytes, key: bytes | None = None) -> str:
     """The chained check of one line: the line before it, and this line's bytes
-    without the check itself (so any change to a byte shows)."""
-    return hashlib.sha256(previous.encode("ascii") + b"\n" + body).hexdigest()[:HASH_CHARS]
+    without the check itself (so any change to a byte shows); keyed (an HMAC)
+    when the journal has a key, so that nobody without it can recompute one."""
+    data = previous.encode("ascii") + b"\n" + body
+    if key is None:
+        return hashlib.sha256(data).hexdigest()[:HASH_CHARS]
+    return hmac.new(key, data, hashlib.sha256).hexdigest()[:HASH_CHARS]
 
 
 def compact(entry: dict[str, Any]) -> dict[str, Any]:
@@ -142,13 +162,13 @@ def _expand(entry: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"t": entry.get("t", word[1]), "event": event}]
 
 
-def encode_line(previous: str, entry: dict[str, Any]) -> tuple[bytes, str]:
+def encode_line(previous: str, entry: dict[str, Any], key: bytes | None = None) -> tuple[bytes, str]:
     text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     try:
         body = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: escaped, it is still the same JSON
         body = json.dumps(entry, separators=(",", ":"), allow_nan=False).encode("ascii")
-    digest = entry_hash(previous, body)
+    digest = entry_hash(previous, body, key)
     return body[:-1] + _HASH_PREFIX + digest.encode("ascii") + b'"}\n', digest
 
 
@@ -182,6 +202,20 @@ class Scan:
     last_hash: str = ""
     end: int = 0          # bytes of the good part; anything after it is a torn tail
     torn: int = 0         # bytes in the torn tail
+    key: bytes | None = None   # the key of its checks (version 5 on)
+
+    def torn_note(self, command: str) -> str | None:
+        """The one line `replay` and `export` print when they leave a torn tail out."""
+        if not self.torn:
+            return None
+        return (f"voicehost {command}: {self.path}: the last {self.torn} bytes are a torn write (a line without "
+                f"its newline, never answered): left out")
+
+    @property
+    def game(self) -> str | None:
+        """The game's identity (version 5 on)."""
+        game = self.header.get("game")
+        return game if isinstance(game, str) else None
 
 
 def _parse(raw: bytes) -> dict[str, Any] | None:
@@ -193,57 +227,83 @@ def _parse(raw: bytes) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+HEADER_START = b'{"journal":'
+
+
+def is_torn_header(data: bytes) -> bool:
+    """No complete line, but the start of a header: the table stopped while it
+    was writing it, before anything was played."""
+    return bool(data) and b"\n" not in data and (HEADER_START.startswith(data) or data.startswith(HEADER_START))
+
+
+def torn_header(path: Path) -> TornHeader:
+    return TornHeader(f"{path}:1: the header was torn (the table stopped while the game was starting; "
+                      f"nothing was played): a new game with --journal {path} starts anew in it")
+
+
+def _line(raw: bytes) -> tuple[dict[str, Any], bytes, str | None] | None:
+    """A line's entry, the bytes its check covers, and its check (None: it has none)."""
+    split = _split(raw)
+    body = _parse(split[0]) if split else None
+    if split is not None and body is not None:
+        return body, split[0], split[1]
+    whole = _parse(raw)       # readable, but not with a check: a changed line
+    return None if whole is None else (whole, raw, None)
+
+
+def _header_key(path: Path, header: dict[str, Any]) -> bytes | None:
+    """The key a header's version calls for: none before version 5, whose key lies beside the journal."""
+    from voicehost.journal.keys import has_key, read_key
+
+    found = header.get("journal")
+    if not (type(found) is int and found in READS):
+        what = f"version {found}; this voicehost reads versions {READS[0]} to {READS[-1]}" \
+            if type(found) is int else "its header names no version"
+        raise JournalError(f"{path}:1: not a voicehost journal ({what})")
+    if found < KEYED:
+        if has_key(path):   # a keyed game made to look like an old one, to recompute its checks
+            raise JournalError(f"{path}:1: the journal was changed here (its header says version {found}, "
+                               f"unkeyed, but its key is beside it); it would replay a different game")
+        return None
+    game = header.get("game")
+    if not isinstance(game, str) or not game:
+        raise JournalError(f"{path}:1: the journal was changed here (its header names no game)")
+    return read_key(path, game)
+
+
 def scan_bytes(path: Path, data: bytes) -> Scan:
-    """Check the chain of every line; raise naming the first line that was changed."""
+    """Check the chain of every complete line; raise naming the first line that
+    was changed or damaged. Only the part after the last newline is torn."""
     lines = data.split(b"\n")
     complete = lines[:-1]          # the part after the last newline is torn: never acknowledged
-    parsed: list[tuple[dict[str, Any], bytes, str | None] | None] = []
-    for raw in complete:
-        split = _split(raw)
-        body = _parse(split[0]) if split else None
-        if split is not None and body is not None:
-            parsed.append((body, split[0], split[1]))
-        else:
-            whole = _parse(raw)       # readable, but not with a check: a changed line
-            parsed.append(None if whole is None else (whole, raw, None))
-    readable = len(parsed)
-    while readable and parsed[readable - 1] is None and _split(complete[readable - 1]) is None:
-        # an unreadable tail (torn write, appended garbage) is not the game; a
-        # whole line with a check that cannot be read was damaged, not torn
-        # (a torn write never ends in a newline): it is refused below
-        readable -= 1
-    if readable == 0:
-        if data.strip():
-            raise JournalError(f"{path}:1: not a voicehost journal (no readable header)")
-        raise JournalError(f"{path}: the journal is empty")
-    scan: Scan | None = None
+    if not complete:
+        if not data:
+            raise JournalError(f"{path}: the journal is empty")
+        if is_torn_header(data):
+            raise torn_header(path)
+        raise JournalError(f"{path}:1: not a voicehost journal (no readable header)")
+    first = _line(complete[0])
+    if first is None:
+        raise JournalError(f"{path}:1: not a voicehost journal (no readable header)")
+    scan = Scan(path, first[0])
+    scan.key = _header_key(path, first[0])
     previous = ""
-    offset = 0
-    for index in range(readable):
+    for index, raw in enumerate(complete):
         number = index + 1
-        item = parsed[index]
+        item = first if index == 0 else _line(raw)
         if item is None:
-            raise JournalError(f"{path}:{number}: not a journal entry (damaged line)")
+            raise JournalError(f"{path}:{number}: not a journal entry (a damaged line: it ends in its "
+                               f"newline, so it was written whole)")
         entry, hashed, digest = item
-        found = entry.get("journal")
-        if number == 1 and not (type(found) is int and found in READS):
-            what = f"version {found}; this voicehost reads versions {READS[0]} to {READS[-1]}" \
-                if type(found) is int else "its header names no version"
-            raise JournalError(f"{path}:1: not a voicehost journal ({what})")
-        if digest is None or digest != entry_hash(previous, hashed):
+        if digest is None or digest != entry_hash(previous, hashed, scan.key):
             raise JournalError(f"{path}:{number}: the journal was changed here (its check does not match); "
                                f"it would replay a different game")
         previous = digest
-        if number == 1:
-            scan = Scan(path, entry)
-        else:
-            assert scan is not None
+        if number > 1:
             scan.entries += [(number, expanded) for expanded in _expand(entry)]
-        offset += len(complete[index]) + 1
-    assert scan is not None
     scan.last_hash = previous
-    scan.end = offset
-    scan.torn = len(data) - offset
+    scan.end = len(data) - len(lines[-1])
+    scan.torn = len(lines[-1])
     return scan
 
 

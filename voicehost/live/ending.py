@@ -26,6 +26,9 @@ def protocol_paths(journal: Path) -> tuple[Path, Path]:
 
 def _write(path: Path, text: str) -> None:
     """The one atomic writer (voicehost.files), its failure named as the protocol's."""
+    what = files.kept_record(path)   # a game started there since: never written over
+    if what is not None:
+        raise ProtocolWriteError(path, f"it is {what}")
     try:
         files.write_atomic(path, text)
     except OSError as exc:

@@ -21,6 +21,8 @@ from voicehost.audio import AudioError, Sink, SpeakerSink, WavFileSink
 from voicehost.config import Config, load_settings
 from voicehost.errors import InputError, VoicehostError
 from voicehost.game.model import Phase
+from voicehost.journal.lines import TornHeader
+from voicehost.journal.writer import torn_header_at
 from voicehost.live.clock import AudioClock, Clock, GameClock
 from voicehost.live.commands import parse_roles
 from voicehost.live.evening import Evening
@@ -108,8 +110,17 @@ def build(config: Config, rules: RuleOptions, options: RunOptions, clock: Clock,
     voice = _voice(config, rules, options, table_sink is None)
     journal = options.resume or options.journal or (
         config.path(config.journal_dir) / time.strftime("game-%Y%m%d-%H%M%S.jsonl"))
-    game, writer, entries, _ = open_table(rules, journal, resume=options.resume is not None)
-    if options.resume:
+    resume = options.resume is not None
+    try:
+        game, writer, entries, _ = open_table(rules, journal, resume=resume)
+    except TornHeader:   # nothing was played: the game starts anew in that file
+        resume = False
+        game, writer, entries, _ = open_table(rules, journal, resume=False)
+        options.out.write(live_texts(rules.phrasebook).text("header_torn", path=journal) + "\n")
+    else:
+        if not resume and torn_header_at(journal):
+            options.out.write(live_texts(rules.phrasebook).text("header_torn", path=journal) + "\n")
+    if resume:
         clock.skip_to(game.now + lag)
     speaker = None
     if voice is not None and table_sink is not None:
@@ -117,7 +128,7 @@ def build(config: Config, rules: RuleOptions, options: RunOptions, clock: Clock,
                                      realtime=isinstance(clock, GameClock))
         prerender(speaker, game, config.path("models/.phrase-cache"), tell=_tell_prerendering(rules, options))
     live = LiveTable(game, clock, speaker, journal=writer, entries=entries, lag=lag)
-    return live, options.resume is not None
+    return live, resume
 
 
 def _tell_prerendering(rules: RuleOptions, options: RunOptions) -> Callable[[int], None]:

@@ -132,7 +132,8 @@ def fixed_phrases(game: Moderator) -> list[str]:
         texts += [book.text(key, seat=seat) for seat in seats]
     texts += [book.render(o) for o in _answers(game)]
     texts += corrections(game)
-    texts.append(live_texts(game.rules.phrasebook).text("journal_failed_say"))  # said when the disk cannot be
+    said = live_texts(game.rules.phrasebook)
+    texts += [said.text("journal_failed_say"), said.text("journal_rewritten_say")]  # said when the disk cannot be
     return list(dict.fromkeys(texts))
 
 

@@ -80,6 +80,7 @@ class JournalWriter:
         self.journal = journal  # an open journal (a resumed game), else created with the first entry
         self.failed: BaseException | None = None
         self.on_failure: Callable[[BaseException], None] = lambda exc: None
+        self.moves: list[tuple[Path, Path]] = []   # the journal written anew: (where it was, where it is)
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="journal")
         self._last: Future[None] | None = None
 
@@ -112,7 +113,15 @@ class JournalWriter:
             if self.journal is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self.journal = Journal(self.path, self.rules, fsync=True)
-            step(self.journal)
+            moved = len(self.journal.moved)
+            try:
+                step(self.journal)
+            finally:
+                if len(self.journal.moved) > moved:   # deleted or moved away: written anew, the game goes on
+                    self.moves += self.journal.moved[moved:]
+                    self.path = self.journal.path
+                    log.warning("journal %s was deleted or moved away: written anew at %s",
+                                *self.journal.moved[-1])
         except Exception as exc:  # whatever it was, the game is no longer recorded: stop
             log.error("journal %s: write failed: %s", self.path, exc)
             self.failed = exc
@@ -153,6 +162,9 @@ class LiveTable:
         self.entries: list[Entry] = entries if entries is not None else []
         self.listeners: list[Listener] = []
         self.alarms: list[Callable[[str], None]] = []  # the loud lines: journal failure
+        self.notices: list[Callable[[str], None]] = []  # the journal written anew: the game goes on
+        self.journal_notice: str | None = None   # the last of them, for the page
+        self._moves_told = 0
         self.failure: str | None = None
         self.echoes = 0
         self.undoing = False
@@ -453,8 +465,26 @@ class LiveTable:
         self._check_journal()
 
     def _check_journal(self) -> None:
+        if self.journal is not None and len(self.journal.moves) > self._moves_told:
+            self._journal_moved()
         if self.journal is not None and self.journal.failed is not None and self.failure is None:
             self._journal_failed(self.journal.failed)
+
+    def _journal_moved(self) -> None:
+        """Said aloud, on the page and on the terminal: the journal is whole again, where it says."""
+        assert self.journal is not None
+        old, new = self.journal.moves[-1]
+        self._moves_told = len(self.journal.moves)
+        self.journal_notice = self.texts.text("journal_rewritten", path=new) if old == new else \
+            self.texts.text("journal_moved", old=old, path=new)
+        if self.speaker is not None:
+            self.speaker.say(self.texts.text("journal_rewritten_say"), at=self.game.now)
+        for notice in list(self.notices):
+            try:
+                notice(self.journal_notice)
+            except Exception:  # a listener must not hide the notice from the others
+                log.exception("notice listener failed")
+        self._emit([], changed=True)
 
     def _check_open(self) -> None:
         self._check_journal()

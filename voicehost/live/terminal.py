@@ -110,6 +110,10 @@ class Terminal:
         self.halted = asyncio.Event()  # the journal failed: stop reading at once
         live.listeners.append(self.on_outputs)
         live.alarms.append(self.alarm)
+        live.notices.append(self.notice)
+
+    def notice(self, text: str) -> None:
+        self.write("!!! " + text)
 
     def alarm(self, text: str) -> None:
         self.write("!!! " + text)

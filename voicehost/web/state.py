@@ -105,6 +105,7 @@ def host_state(live: LiveTable, texts: Texts, *, reveal_roles: bool, csrf: str,
         "reveal_roles": reveal_roles,
         "csrf": csrf,
         "failure": live.failure,  # the journal is not written: the page says so loudly
+        "journal_notice": live.journal_notice,  # deleted or moved away, written anew
     }
 
 

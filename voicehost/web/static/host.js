@@ -376,6 +376,10 @@ function render(s) {
   fillSeats($("best-player"), seatNumbers(s));
   fillSeats($("name-seat"), seatNumbers(s));
   showStopped(s.failure);
+  $("journal-notice").hidden = !s.journal_notice || !!s.failure;   // the journal written anew: the game goes on
+  if (s.journal_notice && $("journal-notice").textContent !== s.journal_notice) {
+    $("journal-notice").textContent = s.journal_notice;
+  }
   fillSeats($("worst-player"), seatNumbers(s));
   $("points").textContent = Object.keys(s.points).length
     ? T("points", { text: Object.entries(s.points).map(([seat, p]) => seat + ": " + p).join(", ") }) : "";
