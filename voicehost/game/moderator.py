@@ -194,7 +194,7 @@ class Moderator(StateView):
             self.variant.step(self)
 
     def set_timer(self, name: str, seconds: float) -> None:
-        self.state.clock.timers[name] = self.state.clock.now + seconds
+        self.state.clock.timers[name] = self.state.clock.base + seconds
 
     def enter(self, phase: Phase) -> None:
         """Move to `phase` if the variant's transition table allows it; the

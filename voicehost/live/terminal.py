@@ -51,7 +51,7 @@ def status(live: LiveTable) -> str:
         parts.append(texts.where("night" if game.phase.is_night else "day",
                                  count=game.night if game.phase.is_night else game.day))
     if game.floor is not None:  # the labels are the phrasebook's [status] and [status_floor]
-        left = max(0, round(game.floor.end - game.now))
+        left = round(game.state.clock.left(game.floor.end))  # stands still while paused
         floor = game.book.status_floor[game.floor.kind.value].format(seat=game.floor.seat)
         parts.append(floor + ", " + texts.where("left", count=left))
     else:

