@@ -4,8 +4,10 @@ the awards' prompts, the trainer's verdicts and English reaching the host.
 Every wait has a timeout."""
 from __future__ import annotations
 
+import asyncio
 import io
 
+from voicehost.errors import VoicehostError
 from voicehost.game.moderator import new_game
 from voicehost.live import AudioClock, LiveTable
 from voicehost.live.terminal import Terminal, status
@@ -51,3 +53,60 @@ def test_a_pause_mid_floor_keeps_the_floors_time():
     assert "игрок 1, осталось 40 с" in status(live)
     terminal.handle("<40>")
     assert live.game.floor.seat == 2
+
+
+# ------------------------------------------------------------------ the undo, said
+
+
+class HeardSpeaker:
+    """A stand-in speaker (named as a fake): keeps what it was told to say, and to whom."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, bool]] = []
+
+    def say(self, text: str, *, private: bool = False, at: float = 0.0) -> None:
+        self.lines.append((text, private))
+
+    def is_echo(self, start: float, end: float) -> bool:
+        return False
+
+
+def undo(live: LiveTable, terminal: Terminal) -> None:
+    async def run() -> None:
+        live.bind(asyncio.get_running_loop())
+        await terminal.undo()
+    asyncio.run(asyncio.wait_for(run(), 10))
+
+
+def test_an_undo_is_said_to_the_table():
+    live, terminal = typed()
+    live.speaker = speaker = HeardSpeaker()
+    for line in ("/roles d4 m2 m7 s6", "<80>", *["/foul 3"] * 4):
+        terminal.handle(line)
+    assert speaker.lines[-1] == ("Игрок номер 3 получает четвёртое замечание и покидает игру", False)
+    undo(live, terminal)
+    assert 3 in live.game.alive
+    assert speaker.lines[-1] == ("Отмена: фол игроку 3", False)
+    assert said(terminal)[-1] == "Отмена: фол игроку 3"
+
+
+def test_an_undone_night_input_is_said_to_the_host_only():
+    live, terminal = typed()
+    live.speaker = speaker = HeardSpeaker()
+    for line in ("/roles d4 m2 m7 s6", "<80>", *["/next"] * 10, "/votes", "<70>", "/shot 5"):
+        try:
+            terminal.handle(line)
+        except VoicehostError:
+            pass
+    assert live.game.phase.is_night
+    undo(live, terminal)
+    assert speaker.lines[-1] == ("Отмена: выстрел в игрока 5", True)
+
+
+def test_a_ukrainian_table_hears_its_undo_in_ukrainian():
+    live, terminal = typed("ua-club")
+    live.speaker = speaker = HeardSpeaker()
+    for line in ("/roles d4 m2 m7 s6", "<80>", "/foul 3"):
+        terminal.handle(line)
+    undo(live, terminal)
+    assert speaker.lines[-1] == ("Скасовано: фол гравцю 3", False)

@@ -4,7 +4,7 @@ game's phrasebook (grammars/phrasebook.*.toml). The moderator's own sentences
 stay in `[say]`, read by voicehost.phrasebook."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ class LiveTexts:
     roles: dict[str, str]
     status: dict[str, str]  # the terminal's status line, by phase and floor
     beyond_table: tuple[str, ...]  # stems of number words past any table ("одиннадцат…")
+    inputs: dict[str, str] = field(default_factory=dict)  # a host input in words: the page's `input_*`
 
     def text(self, key: str, **values: Any) -> str:
         try:
@@ -29,6 +30,18 @@ class LiveTexts:
 
     def role(self, name: str) -> str:
         return self.roles.get(name, name)
+
+    def input(self, event: dict[str, Any]) -> str:
+        """A host input in words, as the page names it ("фол игроку 3"): what an undo took back."""
+        kind = str(event.get("type", ""))
+        values: dict[str, Any] = {"seat": event.get("seat"), "seats": event.get("seats") or [],
+                                  "count": event.get("count", 0)}
+        if kind == "votes":
+            values["text"] = ", ".join(f"{s} — {c}" for s, c in (event.get("counts") or {}).items())
+        if "seat" in event and event["seat"] is None:
+            kind = "shot_miss" if kind == "shot" else "nobody"
+        template = self.inputs.get(kind, self.inputs.get("_", kind))
+        return template.format(**{k: _fmt(v) for k, v in values.items()})
 
     def where(self, key: str, **values: Any) -> str:
         return self.status.get(key, key).format(**{k: _fmt(v) for k, v in values.items()})
@@ -40,19 +53,22 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def _block(name: str, folder: Path) -> dict[str, Any]:
+def _blocks(name: str, folder: Path) -> tuple[dict[str, Any], dict[str, str]]:
+    """The [live] block, and the page's names of host inputs (`[web]` input_*)."""
     data = read_inherited(name, lambda n: folder / f"{n}.toml", "phrasebook", DataError)
-    return dict(data.get("live", {}))
+    inputs = {key[len("input_"):]: value for key, value in data.get("web", {}).items()
+              if key.startswith("input_") and isinstance(value, str)}
+    return dict(data.get("live", {})), inputs
 
 
 @lru_cache(maxsize=8)
 def live_texts(phrasebook: str, folder: Path | None = None) -> LiveTexts:
-    block = _block(phrasebook, folder or paths.GRAMMARS)
+    block, inputs = _blocks(phrasebook, folder or paths.GRAMMARS)
     roles = block.pop("roles", {})
     status = block.pop("status", {})
     stems = block.pop("beyond_table", [])
     lines = {key: value.strip("\n") for key, value in block.items() if isinstance(value, str)}
-    return LiveTexts(lines, dict(roles), dict(status), tuple(stems))
+    return LiveTexts(lines, dict(roles), dict(status), tuple(stems), inputs)
 
 
 def rendered(book: Any, output: Any) -> str:
