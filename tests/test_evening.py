@@ -7,10 +7,15 @@ from __future__ import annotations
 import asyncio
 import io
 
+import pytest
+
+from voicehost.config import load_settings
 from voicehost.errors import VoicehostError
 from voicehost.game.moderator import new_game
 from voicehost.live import AudioClock, LiveTable
 from voicehost.live.terminal import Terminal, status
+from voicehost.live.training import Trainer
+from voicehost.phrases.words import words_from_text
 from voicehost.rules import rules_for
 
 
@@ -110,3 +115,57 @@ def test_a_ukrainian_table_hears_its_undo_in_ukrainian():
         terminal.handle(line)
     undo(live, terminal)
     assert speaker.lines[-1] == ("Скасовано: фол гравцю 3", False)
+
+
+# ------------------------------------------------------------------ the trainer
+
+
+def trainer(ruleset: str = "4mafia") -> Trainer:
+    config, rules = load_settings(None, ruleset)
+    return Trainer(config, rules, io.StringIO(), mute=True)
+
+
+@pytest.mark.parametrize("phrase,verdicts", [
+    pytest.param("выставляю игрока номер семь выставляю восьмого",
+                 ["Принят номер 7", "Не принято: вы уже выставили кандидатуру сегодня"], id="2.3-one-per-phrase"),
+    pytest.param("выставляю седьмого честно",
+                 ["Принят номер 7", "Запрещённое слово «честно» (правило 3.6.10): ведущий может дать за него фол"],
+                 id="3.6.10-honestly"),
+    pytest.param("клянусь выставляю седьмого",
+                 ["Запрещённое слово «клянусь» (правило 3.7.3): за него ведущий может дисквалифицировать",
+                  "Принят номер 7"], id="3.7.3-oath"),
+    pytest.param("господин ведущий выставленные игроки",
+                 ["Вопрос ведущему: ведущий назовёт выставленных игроков",
+                  "Номинации не было: скажите «выставляю» и номер игрока"], id="2.2.4-host-question"),
+    pytest.param("выставляю двадцать семь", ["Не принято: нет такого игрока — «двадцать семь»"],
+                 id="past-table-tens"),
+    pytest.param("выставляю ноль", ["Не принято: нет такого игрока — «ноль»"], id="past-table-zero"),
+    pytest.param("выставляю одиннадцатого", ["Не принято: нет такого игрока — «одиннадцатого»"],
+                 id="past-table-eleven"),
+    pytest.param("выставляю 27", ["Не принято: нет такого игрока — номер 27"], id="past-table-digits"),
+    pytest.param("выставляю седьмого спасибо выставляю восьмого",
+                 ["Принят номер 7", "Речь окончена на «спасибо»: слова после него не оцениваются"],
+                 id="2.2.5-thanks-ends"),
+    pytest.param("спасибо", ["Номинации не было: скажите «выставляю» и номер игрока",
+                             "Речь окончена на «спасибо»: слова после него не оцениваются"], id="2.2.5-thanks-only"),
+    pytest.param("выставляю седьмого пас",
+                 ["Принят номер 7", "Речь окончена на «пас»: слова после него не оцениваются"], id="2.2.5-pass"),
+    pytest.param("выставляю пожалуй седьмого", ["Не принято: лишнее слово «пожалуй» между «выставляю» и номером"],
+                 id="2.3.2-extra-word"),
+])
+def test_the_trainer_says_everything_the_game_hears(phrase, verdicts):
+    assert trainer().judge(words_from_text(phrase)) == verdicts
+
+
+def test_a_ukrainian_trainer_flags_zero_and_the_end_in_ukrainian():
+    coach = trainer("ua-club")
+    assert coach.judge(words_from_text("виставляю нуль")) == ["Не прийнято: немає такого гравця — «нуль»"]
+    assert coach.judge(words_from_text("виставляю сьомого дякую"))[-1].startswith("Промову закінчено на «дякую»")
+
+
+def test_a_typed_nomination_past_the_table_is_named_whole_in_play():
+    live, terminal = typed()
+    for line in ("/roles d4 m2 m7 s6", "<80>", "выставляю двадцать семь"):
+        terminal.handle(line)
+    assert "Не принято: нет такого игрока — «двадцать семь»" in terminal.out.getvalue().splitlines()
+    assert live.game.today == []
