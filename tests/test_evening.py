@@ -9,6 +9,7 @@ import io
 
 import pytest
 
+from tests.test_live_runtime import GAME, play_typed
 from voicehost.config import load_settings
 from voicehost.errors import VoicehostError
 from voicehost.game.moderator import new_game
@@ -17,6 +18,9 @@ from voicehost.live.terminal import Terminal, status
 from voicehost.live.training import Trainer
 from voicehost.phrases.words import words_from_text
 from voicehost.rules import rules_for
+
+ASK_BEST = "Кто лучший игрок? Введите номер (или «-», если никто)"
+ASK_WORST = "Кто худший игрок? Введите номер (или «-», если никто)"
 
 
 def typed(ruleset: str = "4mafia") -> tuple[LiveTable, Terminal]:
@@ -169,3 +173,58 @@ def test_a_typed_nomination_past_the_table_is_named_whole_in_play():
         terminal.handle(line)
     assert "Не принято: нет такого игрока — «двадцать семь»" in terminal.out.getvalue().splitlines()
     assert live.game.today == []
+
+
+# ------------------------------------------------------------------ the awards
+
+
+def to_the_end(terminal: Terminal) -> None:
+    for line in GAME:
+        terminal.handle(line)
+    assert terminal.live.over
+
+
+def test_undoing_the_end_and_ending_again_asks_for_the_awards_again():
+    live, terminal = typed()
+    to_the_end(terminal)
+    assert terminal.out.getvalue().splitlines()[-1] == "> " + ASK_BEST
+    undo(live, terminal)
+    assert not live.over
+    terminal.handle("<5>")   # the game's words again, not an answer to a question no longer asked
+    terminal.handle("/shot 2")
+    terminal.handle("<11>")
+    terminal.handle("<25>")
+    assert live.over and terminal.out.getvalue().splitlines()[-1] == "> " + ASK_BEST
+    terminal.handle("3")
+    terminal.handle("5")
+    assert (live.game.best_player, live.game.worst_player) == (3, 5)
+
+
+def test_an_award_named_on_the_page_moves_the_terminal_to_the_next_question():
+    live, terminal = typed()
+    to_the_end(terminal)
+    live.apply_json({"type": "best_player", "seat": 4})   # the host's page, while the terminal asks
+    assert terminal.out.getvalue().splitlines()[-1] == "> " + ASK_WORST
+    terminal.handle("5")
+    assert (live.game.best_player, live.game.worst_player) == (4, 5)
+    assert not terminal.asking
+
+
+def test_an_undone_award_is_asked_again():
+    live, terminal = typed()
+    to_the_end(terminal)
+    terminal.handle("3")
+    terminal.handle("-")
+    undo(live, terminal)
+    assert live.game.best_player is None
+    assert terminal.out.getvalue().splitlines()[-1] == "> " + ASK_BEST
+    terminal.handle("6")
+    assert live.game.best_player == 6
+
+
+def test_after_the_protocol_the_host_is_told_what_now(tmp_path):
+    code, out, journal = play_typed(tmp_path, [*GAME, "3", "-"])
+    lines = out.splitlines()
+    protocol = next(i for i, line in enumerate(lines) if line.startswith("Протокол: "))
+    assert "Игра окончена, протокол записан. Дальше: /quit — выйти, /undo — отменить последний ввод" in \
+        lines[protocol:protocol + 3]

@@ -130,10 +130,14 @@ class Terminal:
     def prompt(self) -> None:
         """Say at once what the game now waits for from the host."""
         game = self.live.game
-        if game.phase is Phase.GAME_OVER and not self.asked:
+        if game.phase is not Phase.GAME_OVER:   # an undo took the end back: it will be asked again
+            self.asked, self.asking = False, []
+        elif not self.asked:
             self.asked = True
-            self.asking = [kind for kind in AWARDS if game.fits(SeatEvent(kind, 1))]
+            self.asking = [kind for kind in AWARDS if self._open(kind)]
             self._ask()
+            return
+        elif self._settle():
             return
         waiting = game.waiting_for()
         if waiting != self.waiting:
@@ -142,11 +146,28 @@ class Terminal:
                 seats = " ".join(f"{seat}=N" for seat in game.candidates)
                 self.write(self.texts.text(PROMPTS[waiting], seats=seats))
 
+    def _settle(self) -> bool:
+        """Drop the awards named elsewhere (the page) while the terminal asked
+        for them; True, with the next question asked, if the question changed."""
+        if not self.asking:
+            return False
+        head = self.asking[0]
+        self.asking = [kind for kind in self.asking if self._open(kind)]
+        if self.asking[:1] == [head]:
+            return False
+        self._ask()
+        return True
+
+    def _open(self, award: str) -> bool:
+        """Whether `award` can still be named (the page may have named it)."""
+        game = self.live.game
+        return game.fits(SeatEvent(award, 1)) and getattr(game, award) is None
+
     def _ask(self) -> None:
         if self.asking:
             self.write("> " + self.texts.text("ask_best" if self.asking[0] == "best_player" else "ask_worst"))
-        else:
-            self.save()
+        elif self.save() is not None:
+            self.write(self.texts.text("over_hint"))
 
     # ------------------------------------------------------------ input
 
@@ -201,14 +222,18 @@ class Terminal:
             self.write(self.texts.text("deal_on_page"))
 
     def _award(self, answer: str) -> None:
+        if self._settle():   # the page named it meanwhile: this answer was for a question no longer asked
+            return
         kind = self.asking[0]
-        if answer.lower() not in NOBODY:
-            seat = number(answer)
-            if seat is None:
-                raise InputError(self.texts.text("not_a_seat", word=shown(answer)))
-            self.live.apply_json({"type": kind, "seat": seat})
-        self.asking.pop(0)
-        self._ask()
+        if answer.lower() in NOBODY:
+            self.asking.pop(0)
+            self._ask()
+            return
+        seat = number(answer)
+        if seat is None:
+            raise InputError(self.texts.text("not_a_seat", word=shown(answer)))
+        self.live.apply_json({"type": kind, "seat": seat})   # its announcement moves the questions on
+        self._settle()
 
     def refusal(self, exc: VoicehostError) -> str:
         """One line in the table's language: the phrasebook's refusal when it has
@@ -224,6 +249,10 @@ class Terminal:
     async def undo(self) -> None:
         undone = await self.live.undo_async()
         self.write(self.texts.text("undo_done", what=describe(undone)))
+        kind = undone.get("type")
+        if kind in AWARDS and self.live.over and kind not in self.asking:   # asked again, in its turn
+            self.asking = [k for k in AWARDS if k == kind or k in self.asking]
+            self._ask()
 
     # ------------------------------------------------------------ files
 
