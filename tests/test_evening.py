@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import io
+import signal
 
 import pytest
 
-from tests.test_live_runtime import GAME, play_typed
+from tests.test_live_runtime import GAME, Process, play_typed
+from voicehost.cli import build_parser
 from voicehost.config import load_settings
 from voicehost.errors import VoicehostError
 from voicehost.game.moderator import new_game
-from voicehost.live import AudioClock, LiveTable
+from voicehost.journal import replay
+from voicehost.live import AudioClock, LiveTable, open_table
+from voicehost.live.session import run
 from voicehost.live.terminal import Terminal, status
 from voicehost.live.training import Trainer
 from voicehost.phrases.words import words_from_text
@@ -228,3 +232,56 @@ def test_after_the_protocol_the_host_is_told_what_now(tmp_path):
     protocol = next(i for i, line in enumerate(lines) if line.startswith("Протокол: "))
     assert "Игра окончена, протокол записан. Дальше: /quit — выйти, /undo — отменить последний ввод" in \
         lines[protocol:protocol + 3]
+
+
+# ------------------------------------------------------------------ a crashed game, resumed
+
+TO_THE_HUNT = ["/roles d4 m2 m7 s6", "<80>", "выставляю седьмого спасибо", "выставляю третьего спасибо",
+               *["/next"] * 8, "<3>", "/votes 7=7", "спасибо"]
+
+
+def test_a_resumed_game_is_told_to_the_table_waits_paused_and_counts_again(tmp_path):
+    code, out, journal = play_typed(tmp_path, [*TO_THE_HUNT, "<4.5>", "/quit"])
+    assert [line[8:] for line in out.splitlines() if line.startswith("[")][-4:] == ["1", "2", "3", "4"]
+    args = build_parser().parse_args(["run", "--text", "--mute", "--resume", str(journal)])
+    again = io.StringIO()
+    assert run(args, again, io.StringIO("<5>\n/resume\n<3>\n/quit\n")) == 0
+    lines = again.getvalue().splitlines()
+    heard = [line[8:] for line in lines if line.startswith("[")]
+    assert heard[:2] == ["Игра восстановлена после сбоя", "Пауза"]
+    assert "> Игра на паузе: продолжить — /resume" in lines
+    # nothing moved while it stood paused; the broken-off count starts again from one
+    assert heard[2:] == ["Продолжаем", "Счёт начинается заново", "1", "2", "3"]
+
+
+def test_the_restored_line_is_spoken_and_the_pause_journaled(tmp_path):
+    code, out, journal = play_typed(tmp_path, ["/roles d4 m2 m7 s6", "<85>", "/quit"])
+    game, writer, entries, _ = open_table(rules_for("4mafia"), journal, resume=True)
+    live = LiveTable(game, AudioClock(start_at=game.now), journal=writer, entries=entries)
+    live.speaker = speaker = HeardSpeaker()
+    live.restore()
+    live.close()
+    assert speaker.lines == [("Игра восстановлена после сбоя", False), ("Пауза", False)]
+    assert replay(journal)[0].paused_at is not None
+    assert "осталось 55 с · пауза" in status(live)
+
+
+def test_a_pause_mid_count_starts_the_count_again_but_not_after_the_shot():
+    live, terminal = typed()
+    for line in (*TO_THE_HUNT, "<3.5>", "/pause", "<10>", "/resume", "<1>"):
+        terminal.handle(line)
+    assert said(terminal)[-3:] == ["Продолжаем", "Счёт начинается заново", "1"]
+    for line in ("/shot 5", "<2>", "/pause", "/resume", "<1>"):
+        terminal.handle(line)
+    assert said(terminal)[-5:] == ["2", "3", "Пауза", "Продолжаем", "4"]   # the shot is in: the count goes on
+
+
+def test_ctrl_c_prints_the_command_that_resumes_the_game(tmp_path):
+    table = Process("--journal", str(tmp_path / "j.jsonl"), cwd=tmp_path)
+    table.wait_for("· ждём раздачу")
+    table.send("/roles d4 m2 m7 s6")
+    table.wait_for("· ночь 1")
+    table.proc.send_signal(signal.SIGINT)
+    code, out, err = table.end()
+    assert code == 130
+    assert f"Продолжить эту игру: voicehost run --resume {tmp_path / 'j.jsonl'} --text --mute" in out

@@ -260,8 +260,19 @@ class Moderator(StateView):
                 self.state.floors.floor.end += shift
             clock.paused_at = None
             self.say("resumed")
+            self._restart_count()
         else:
             floors.close_floor(self)
+
+    def _restart_count(self) -> None:
+        """The mafia's number calls, interrupted (a pause, a crash resumed
+        paused) before the shot: they start again from one, as a host at the
+        table would, so the mafia never shoots on a count that broke off."""
+        night, phase = self.state.night, self.state.seats.phase
+        if phase is Phase.HUNT and not night.shot_entered and 0 < night.hunt_index < self.variant.default_seats:
+            night.hunt_index = 0
+            self.state.clock.timers["step"] = self.state.clock.now + self.rules.number_call_seconds
+            self.say("count_again")
 
     # ---------------------------------------------------------- for readers
 

@@ -7,6 +7,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import shlex
 import signal
 import sys
 import threading
@@ -133,6 +134,18 @@ def _deal_from_options(live: LiveTable, options: RunOptions) -> None:
             raise InputError(f"--roles: {live.game.book.refusal(exc)}") from None
 
 
+def resume_command(journal: Path, options: RunOptions) -> str:
+    """The command that goes on with this game, as the host would type it."""
+    words = ["voicehost", "run", "--resume", shlex.quote(str(journal))]
+    if options.text:
+        words.append("--text")
+    if options.mute:
+        words.append("--mute")
+    if options.serve or options.lan:
+        words.append("--lan" if options.lan else "--serve")
+    return " ".join(words)
+
+
 def summary(live: LiveTable) -> str:
     result = live.game.result_text() or live.texts.text("not_over")
     parts = [result, status(live)[2:]]
@@ -242,6 +255,8 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
         _deal_from_options(live, options)
         with _interrupts(stop):
             async with _page(live, config, options):
+                if resumed:   # the table hears it is back, and the game waits, paused, for the host
+                    live.restore()
                 ticker = asyncio.create_task(keep_time(live, stop), name="ticker")
                 if recognizer is not None and source is not None:
                     microphone_thread = threading.Thread(
@@ -264,6 +279,8 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
     if interrupted:
         terminal.write(live.texts.text("interrupted"))
     terminal.goodbye()
+    if live.journal is not None and live.journal.started and not live.over:
+        terminal.write(live.texts.text("resume_hint", command=resume_command(live.journal.path, options)))
     options.out.write(summary(live) + "\n")
     return 1 if live.failure else (130 if interrupted else 0)
 

@@ -357,6 +357,17 @@ class LiveTable:
                 self._record(self.game.now, TICK)
         return outputs
 
+    def restore(self) -> list[Output]:
+        """A game back after a crash: the table hears so, and the game stands
+        paused (journaled) until the host resumes it, so no clock runs on
+        while players sit down again; an interrupted count starts again then."""
+        self._check_open()
+        outputs = [Output(self.game_now(), OutputKind.SAY, "restored")]
+        self._emit(outputs)
+        if self.game.phase not in (Phase.SETUP, Phase.GAME_OVER) and self.game.paused_at is None:
+            outputs += self.apply_json({"type": "pause"})
+        return outputs
+
     # ------------------------------------------------------------ undo
 
     def undo(self) -> dict[str, Any]:

@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 _SILENCE = re.compile(r"^<([0-9]{1,5}(?:\.[0-9]{1,3})?)>$")
 AWARDS = ("best_player", "worst_player")
 PROMPTS = {"votes": "tally_prompt", "lift_votes": "lift_prompt", "shot": "shot_prompt",
-           "candidates": "candidates_prompt"}
+           "candidates": "candidates_prompt", "resume": "resume_prompt"}
 
 
 def status(live: LiveTable) -> str:
