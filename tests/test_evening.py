@@ -5,12 +5,17 @@ Every wait has a timeout."""
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import io
+import os
 import signal
+import subprocess
+import sys
 
 import pytest
 
 from tests.test_live_runtime import GAME, Process, play_typed
+from voicehost import cli
 from voicehost.cli import build_parser
 from voicehost.config import load_settings
 from voicehost.errors import VoicehostError
@@ -285,3 +290,48 @@ def test_ctrl_c_prints_the_command_that_resumes_the_game(tmp_path):
     code, out, err = table.end()
     assert code == 130
     assert f"Продолжить эту игру: voicehost run --resume {tmp_path / 'j.jsonl'} --text --mute" in out
+
+
+# ------------------------------------------------------------------ English reaching the host
+
+
+def without_the_live_extra(monkeypatch) -> None:
+    """An install without the live extra (`pip install '.[web]'`): vosk and PyAudio are not found."""
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *rest: None if name in ("vosk", "pyaudio") else real(name, *rest))
+
+
+def test_run_without_the_live_extra_falls_back_to_typed_play(tmp_path, monkeypatch, capsys):
+    without_the_live_extra(monkeypatch)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("/roles d4 m2 m7 s6\n/quit\n"))
+    assert cli.main(["run", "--mute", "--journal", str(tmp_path / "j.jsonl")]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0].startswith("Игры голосом в этой установке нет (pip install 'voicehost[live]'")
+    assert "· ночь 1" in out and err == ""
+
+
+def test_train_without_the_live_extra_names_pip_not_scripts(monkeypatch, capsys):
+    without_the_live_extra(monkeypatch)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("выставляю седьмого\n\n"))
+    assert cli.main(["train", "--mute"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0] == ("Распознавания речи в этой установке нет (pip install 'voicehost[live]'): "
+                                   "наберите фразы на клавиатуре")
+    assert "Принят номер 7" in out and "scripts/setup" not in out + err
+
+
+def test_models_verify_with_no_model_says_so_and_fails(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "voicehost", "models", "verify"], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "VOICEHOST_ROOT": str(tmp_path)})
+    assert proc.returncode == 2 and proc.stdout == ""
+    (line,) = proc.stderr.splitlines()
+    assert f"no downloaded model in {tmp_path / 'models'}" in line and "voicehost models download" in line
+
+
+def test_models_download_offline_leaves_no_empty_models_folder(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "voicehost", "models", "download", "--only", "voice"],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "VOICEHOST_ROOT": str(tmp_path)})
+    assert proc.returncode == 2 and "cannot reach" in proc.stderr
+    assert list(tmp_path.iterdir()) == []

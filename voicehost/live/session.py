@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib.util
 import logging
 import shlex
 import signal
@@ -33,6 +34,7 @@ from voicehost.tts import Voice, VoiceError, open_voice
 
 log = logging.getLogger(__name__)
 TICK_SECONDS = 0.05
+LIVE_MODULES = ("vosk", "pyaudio")   # the live extra: hearing the table
 
 
 @dataclass
@@ -213,14 +215,30 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, stdin: TextIO = sys.
     options = options_from(args, out)
     if options.audio_file:
         return asyncio.run(_recording(config, rules, options))
-    microphone = False
-    if not options.text:
-        problem = model_problem(config.path(config.asr.model))
-        microphone = problem is None
-        if problem:
-            log.warning("no speech model: %s", problem)
-            out.write(live_texts(rules.phrasebook).text("no_model", path=config.path(config.asr.model)) + "\n")
-    return asyncio.run(_live(config, rules, options, stdin, microphone=microphone))
+    return asyncio.run(_live(config, rules, options, stdin, microphone=_microphone(config, rules, options)))
+
+
+def live_missing() -> list[str]:
+    """The live extra's modules this install lacks (a plain `pip install` or `[web]` only)."""
+    return [name for name in LIVE_MODULES if importlib.util.find_spec(name) is None]
+
+
+def _microphone(config: Config, rules: RuleOptions, options: RunOptions) -> bool:
+    """Whether the game is heard: else it is typed, and the host reads why in the table's language."""
+    if options.text:
+        return False
+    texts = live_texts(rules.phrasebook)
+    missing = live_missing()
+    if missing:
+        log.info("no live extra (%s not installed): typed play", ", ".join(missing))
+        options.out.write(texts.text("no_live_extra") + "\n")
+        return False
+    problem = model_problem(config.path(config.asr.model))
+    if problem:
+        log.info("no speech model: %s", problem)
+        options.out.write(texts.text("no_model", path=config.path(config.asr.model)) + "\n")
+        return False
+    return True
 
 
 async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: TextIO, *,
@@ -353,9 +371,11 @@ def train(args: argparse.Namespace, out: TextIO = sys.stdout, stdin: TextIO = sy
     config, rules = settings(args)
     trainer = Trainer(config, rules, out, mute=args.mute)
     try:
-        if args.text or model_problem(config.path(config.asr.model)) is not None:
+        missing = [] if args.text else live_missing()
+        if args.text or missing or model_problem(config.path(config.asr.model)) is not None:
             if not args.text:
-                out.write(live_texts(rules.phrasebook).text("train_no_model") + "\n")
+                key = "train_no_live" if missing else "train_no_model"
+                out.write(live_texts(rules.phrasebook).text(key) + "\n")
             trainer.typed(stdin)
         else:
             from voicehost.audio import MicrophoneSource

@@ -48,7 +48,7 @@ class Trainer:
                 voice = open_voice(config.path(config.tts.voice), config.tts.espeak_voice or rules.language)
                 sink = SpeakerSink(config.audio.table_device or None)
             except VoicehostError as exc:
-                log.warning("training without a voice: %s", exc)
+                log.info("training without a voice: %s", exc)   # the host reads why in the table's language
                 out.write(self.texts.text("train_no_voice") + "\n")
             else:
                 self.speaker = Speaker(voice, sink, None, lambda: 0.0, tail=0.0)
