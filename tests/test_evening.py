@@ -5,6 +5,7 @@ Every wait has a timeout."""
 from __future__ import annotations
 
 import asyncio
+import csv
 import importlib.util
 import io
 import os
@@ -22,6 +23,7 @@ from voicehost.errors import VoicehostError
 from voicehost.game.moderator import new_game
 from voicehost.journal import replay
 from voicehost.live import AudioClock, LiveTable, open_table
+from voicehost.live.ending import protocol_csv
 from voicehost.live.session import run
 from voicehost.live.terminal import Terminal, status
 from voicehost.live.training import Trainer
@@ -335,3 +337,25 @@ def test_models_download_offline_leaves_no_empty_models_folder(tmp_path):
                           env={**os.environ, "VOICEHOST_ROOT": str(tmp_path)})
     assert proc.returncode == 2 and "cannot reach" in proc.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_csv_protocol_speaks_the_tables_language():
+    live, terminal = typed()
+    to_the_end(terminal)
+    rows = list(csv.reader(io.StringIO(protocol_csv(live))))
+    assert rows[0] == ["seat", "role", "points", "fouls", "eliminated", "cause", "when"]   # for importers
+    assert rows[1][:2] == ["1", "мирный"] and rows[1][4:] == ["нет", "", ""]
+    assert rows[5][1] == "мирный" and rows[5][4:] == ["да", "выстрел", "ночь 2"]
+    assert rows[7][1:2] == ["мафия"] and rows[7][4:] == ["да", "голосование", "день 1"]
+    assert ["правила", "4mafia", "победа", "красные"] in rows
+    assert ["голосование", "день 2", "круг 1", "4:8"] in rows
+    english = {"citizen", "mafia", "yes", "no", "shot", "vote", "red", "ruleset", "winner", "nomination"}
+    assert not english & {cell.split()[0] for row in rows[1:] for cell in row if cell}
+
+
+def test_a_ukrainian_csv_protocol_is_ukrainian():
+    live, terminal = typed("ua-club")
+    for line in ("/roles d4 m2 m7 s6", *["/foul 3"] * 4):
+        terminal.handle(line)
+    rows = list(csv.reader(io.StringIO(protocol_csv(live))))
+    assert rows[3][1] == "мирний" and rows[3][4:] == ["так", "фоли", "ніч 1"]

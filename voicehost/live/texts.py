@@ -21,6 +21,7 @@ class LiveTexts:
     status: dict[str, str]  # the terminal's status line, by phase and floor
     beyond_table: tuple[str, ...]  # stems of number words past any table ("одиннадцат…")
     inputs: dict[str, str] = field(default_factory=dict)  # a host input in words: the page's `input_*`
+    protocol: dict[str, str] = field(default_factory=dict)  # the CSV protocol's values ([live.protocol])
 
     def text(self, key: str, **values: Any) -> str:
         try:
@@ -42,6 +43,10 @@ class LiveTexts:
             kind = "shot_miss" if kind == "shot" else "nobody"
         template = self.inputs.get(kind, self.inputs.get("_", kind))
         return template.format(**{k: _fmt(v) for k, v in values.items()})
+
+    def value(self, key: str, **values: Any) -> str:
+        """A value of the CSV protocol in the table's words; an unknown one as it is."""
+        return self.protocol.get(key, key).format(**{k: _fmt(v) for k, v in values.items()})
 
     def where(self, key: str, **values: Any) -> str:
         return self.status.get(key, key).format(**{k: _fmt(v) for k, v in values.items()})
@@ -67,8 +72,9 @@ def live_texts(phrasebook: str, folder: Path | None = None) -> LiveTexts:
     roles = block.pop("roles", {})
     status = block.pop("status", {})
     stems = block.pop("beyond_table", [])
+    protocol = block.pop("protocol", {})
     lines = {key: value.strip("\n") for key, value in block.items() if isinstance(value, str)}
-    return LiveTexts(lines, dict(roles), dict(status), tuple(stems), inputs)
+    return LiveTexts(lines, dict(roles), dict(status), tuple(stems), inputs, dict(protocol))
 
 
 def rendered(book: Any, output: Any) -> str:
