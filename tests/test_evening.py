@@ -9,9 +9,11 @@ import csv
 import importlib.util
 import io
 import os
+import shutil
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -30,6 +32,7 @@ from voicehost.live.training import Trainer
 from voicehost.phrases.words import words_from_text
 from voicehost.rules import rules_for
 
+ROOT = Path(__file__).resolve().parent.parent
 ASK_BEST = "Кто лучший игрок? Введите номер (или «-», если никто)"
 ASK_WORST = "Кто худший игрок? Введите номер (или «-», если никто)"
 
@@ -359,3 +362,37 @@ def test_a_ukrainian_csv_protocol_is_ukrainian():
         terminal.handle(line)
     rows = list(csv.reader(io.StringIO(protocol_csv(live))))
     assert rows[3][1] == "мирний" and rows[3][4:] == ["так", "фоли", "ніч 1"]
+
+
+def fake_checkout(tmp_path: Path, setup_code: int = 0) -> Path:
+    """scripts/run in a copy of the checkout whose setup and voicehost are fakes
+    (named so): each prints what the real one prints offline."""
+    root = tmp_path / "checkout"
+    (root / "scripts").mkdir(parents=True)
+    (root / ".venv" / "bin").mkdir(parents=True)
+    shutil.copy(ROOT / "scripts" / "run", root / "scripts" / "run")
+    fakes = {
+        root / "scripts" / "setup":
+            f'echo "setup: installing espeak-ng"; echo "setup: ready (.venv)"; exit {setup_code}',
+        root / ".venv" / "bin" / "voicehost": 'if [ "$1" = models ]; then echo "asr small-ru: Vosk small Russian '
+        'model"; echo "voicehost models: cannot reach alphacephei.com" >&2; exit 2; fi; echo "игра: $*"',
+    }
+    for path, body in fakes.items():
+        path.write_text("#!/usr/bin/env bash\n" + body + "\n", "utf-8")
+        path.chmod(0o755)
+    return root
+
+
+def test_scripts_run_offline_shows_the_host_no_english(tmp_path):
+    root = fake_checkout(tmp_path)
+    proc = subprocess.run([str(root / "scripts" / "run"), "--text"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "игра: run --text\n" and proc.stderr == ""
+    log = (root / "journals" / "setup.log").read_text("utf-8")
+    assert "setup: ready" in log and "cannot reach alphacephei.com" in log
+
+
+def test_scripts_run_shows_why_setup_failed(tmp_path):
+    root = fake_checkout(tmp_path, setup_code=1)
+    proc = subprocess.run([str(root / "scripts" / "run")], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and "setup: installing espeak-ng" in proc.stderr and proc.stdout == ""
