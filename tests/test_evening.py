@@ -9,6 +9,7 @@ import csv
 import importlib.util
 import io
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -396,3 +397,14 @@ def test_scripts_run_shows_why_setup_failed(tmp_path):
     root = fake_checkout(tmp_path, setup_code=1)
     proc = subprocess.run([str(root / "scripts" / "run")], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and "setup: installing espeak-ng" in proc.stderr and proc.stdout == ""
+
+
+def test_train_without_a_voice_or_model_prints_no_english(tmp_path):
+    """No Piper voice, no speech model (and here no speaker): the host reads why in
+    Russian; the English reasons stay in the log."""
+    proc = subprocess.run([sys.executable, "-m", "voicehost", "train"], input="выставляю седьмого\n\n",
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "VOICEHOST_ROOT": str(tmp_path)})
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert proc.stdout.splitlines()[-1] == "Принят номер 7"
+    assert not re.search("[A-Za-z]{4,}", proc.stdout.replace("voicehost models download", ""))

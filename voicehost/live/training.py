@@ -45,8 +45,8 @@ class Trainer:
         self.speaker: Speaker | None = None
         if not mute:
             try:
+                sink = SpeakerSink(config.audio.table_device or None)   # no speaker: no voice to look for
                 voice = open_voice(config.path(config.tts.voice), config.tts.espeak_voice or rules.language)
-                sink = SpeakerSink(config.audio.table_device or None)
             except VoicehostError as exc:
                 log.info("training without a voice: %s", exc)   # the host reads why in the table's language
                 out.write(self.texts.text("train_no_voice") + "\n")
