@@ -30,7 +30,7 @@ from voicehost.live.ending import protocol_csv
 from voicehost.live.session import run
 from voicehost.live.terminal import Terminal, status
 from voicehost.live.training import Trainer
-from voicehost.phrases.words import words_from_text
+from voicehost.phrases.words import Word, words_from_text
 from voicehost.rules import rules_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -408,3 +408,40 @@ def test_train_without_a_voice_or_model_prints_no_english(tmp_path):
     assert proc.returncode == 0 and proc.stderr == ""
     assert proc.stdout.splitlines()[-1] == "Принят номер 7"
     assert not re.search("[A-Za-z]{4,}", proc.stdout.replace("voicehost models download", ""))
+
+
+class FakeRecognizer:
+    """A stand-in recognizer (named as a fake): each chunk is one word, its times given."""
+
+    audio_time = 0.0
+
+    def accept(self, chunk):
+        return [chunk]
+
+    def finish(self):
+        return []
+
+
+class FakeSource:
+    """A stand-in microphone (named as a fake): yields the given words as chunks."""
+
+    def __init__(self, words):
+        self.words = words
+
+    def chunks(self):
+        yield from self.words
+
+    def close(self):
+        pass
+
+
+def test_spoken_training_judges_phrases_as_typed_ones():
+    coach = trainer()
+    said_words = [Word("выставляю", 0.0, 0.5), Word("седьмого", 0.6, 1.0), Word("выставляю", 1.2, 1.6),
+                  Word("восьмого", 1.7, 2.0),                       # the same breath: a second nomination
+                  Word("выставляю", 5.0, 5.4), Word("девятого", 5.5, 5.9),   # after a silence: a new phrase
+                  Word("честно", 6.0, 6.3)]
+    coach.microphone(FakeRecognizer(), FakeSource(said_words))
+    assert coach.out.getvalue().splitlines()[1:] == [
+        "Принят номер 7", "Не принято: вы уже выставили кандидатуру сегодня", "Принят номер 9",
+        "Запрещённое слово «честно» (правило 3.6.10): ведущий может дать за него фол"]
