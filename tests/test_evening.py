@@ -445,3 +445,14 @@ def test_spoken_training_judges_phrases_as_typed_ones():
     assert coach.out.getvalue().splitlines()[1:] == [
         "Принят номер 7", "Не принято: вы уже выставили кандидатуру сегодня", "Принят номер 9",
         "Запрещённое слово «честно» (правило 3.6.10): ведущий может дать за него фол"]
+
+
+def test_the_resume_command_is_the_one_the_host_started(tmp_path, monkeypatch):
+    from voicehost.live.session import RunOptions, resume_command
+
+    monkeypatch.setattr(sys, "argv", [".venv/bin/voicehost", "run"])
+    journal = Path("journals/game 1.jsonl")
+    assert resume_command(journal, RunOptions(lan=True)) == \
+        ".venv/bin/voicehost run --resume 'journals/game 1.jsonl' --lan"
+    monkeypatch.setattr(sys, "argv", ["/usr/lib/python3/voicehost/__main__.py"])
+    assert resume_command(journal, RunOptions(text=True)) == "voicehost run --resume 'journals/game 1.jsonl' --text"

@@ -138,7 +138,8 @@ def _deal_from_options(live: LiveTable, options: RunOptions) -> None:
 
 def resume_command(journal: Path, options: RunOptions) -> str:
     """The command that goes on with this game, as the host would type it."""
-    words = ["voicehost", "run", "--resume", shlex.quote(str(journal))]
+    program = sys.argv[0] if Path(sys.argv[0]).name == "voicehost" else "voicehost"   # .venv/bin/voicehost
+    words = [shlex.quote(program), "run", "--resume", shlex.quote(str(journal))]
     if options.text:
         words.append("--text")
     if options.mute:
