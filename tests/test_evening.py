@@ -456,3 +456,15 @@ def test_the_resume_command_is_the_one_the_host_started(tmp_path, monkeypatch):
         ".venv/bin/voicehost run --resume 'journals/game 1.jsonl' --lan"
     monkeypatch.setattr(sys, "argv", ["/usr/lib/python3/voicehost/__main__.py"])
     assert resume_command(journal, RunOptions(text=True)) == "voicehost run --resume 'journals/game 1.jsonl' --text"
+
+
+def test_an_award_undone_on_the_page_is_asked_again_in_the_terminal():
+    live, terminal = typed()
+    to_the_end(terminal)
+    terminal.handle("3")
+    terminal.handle("5")
+    live.undo()   # the page's «Отменить»: the worst player named in the terminal
+    assert live.game.worst_player is None
+    assert terminal.out.getvalue().splitlines()[-1] == "> " + ASK_WORST
+    terminal.handle("6")
+    assert (live.game.best_player, live.game.worst_player) == (3, 6)

@@ -104,7 +104,9 @@ class Terminal:
         self.protocol = protocol
         self.asking: list[str] = []
         self.asked = live.over  # a game resumed after its end has had its awards
+        self.named = {kind for kind in AWARDS if getattr(live.game, kind) is not None}  # awards already given
         self.waiting: str | None = None
+        self._holding = self._held = False   # a question held back while an undo is under way
         self.halted = asyncio.Event()  # the journal failed: stop reading at once
         live.listeners.append(self.on_outputs)
         live.alarms.append(self.alarm)
@@ -135,6 +137,7 @@ class Terminal:
         elif not self.asked:
             self.asked = True
             self.asking = [kind for kind in AWARDS if self._open(kind)]
+            self.named = {kind for kind in AWARDS if getattr(game, kind) is not None}
             self._ask()
             return
         elif self._settle():
@@ -148,12 +151,14 @@ class Terminal:
 
     def _settle(self) -> bool:
         """Drop the awards named elsewhere (the page) while the terminal asked
-        for them; True, with the next question asked, if the question changed."""
-        if not self.asking:
-            return False
-        head = self.asking[0]
-        self.asking = [kind for kind in self.asking if self._open(kind)]
-        if self.asking[:1] == [head]:
+        for them, and ask again for one an undo (here or on the page) took
+        back; True, with the next question asked, if the question changed."""
+        game = self.live.game
+        named = {kind for kind in AWARDS if getattr(game, kind) is not None}
+        reopened, self.named = self.named - named, named
+        head = self.asking[0] if self.asking else None
+        self.asking = [kind for kind in AWARDS if (kind in self.asking or kind in reopened) and self._open(kind)]
+        if (self.asking[0] if self.asking else None) == head:
             return False
         self._ask()
         return True
@@ -164,6 +169,9 @@ class Terminal:
         return game.fits(SeatEvent(award, 1)) and getattr(game, award) is None
 
     def _ask(self) -> None:
+        if self._holding:
+            self._held = True
+            return
         if self.asking:
             self.write("> " + self.texts.text("ask_best" if self.asking[0] == "best_player" else "ask_worst"))
         elif self.save() is not None:
@@ -247,11 +255,14 @@ class Terminal:
         return " ".join(str(exc).split())
 
     async def undo(self) -> None:
-        undone = await self.live.undo_async()
+        self._holding = True   # a question the undo brings back comes after the line saying what it undid
+        try:
+            undone = await self.live.undo_async()
+        finally:
+            self._holding = False
         self.write(self.texts.text("undo_done", what=describe(undone)))
-        kind = undone.get("type")
-        if kind in AWARDS and self.live.over and kind not in self.asking:   # asked again, in its turn
-            self.asking = [k for k in AWARDS if k == kind or k in self.asking]
+        if self._held:
+            self._held = False
             self._ask()
 
     # ------------------------------------------------------------ files
