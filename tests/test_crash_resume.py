@@ -93,6 +93,8 @@ def play(tmp: Path, name: str, kills: set[int], rng: random.Random) -> dict:
             table.kill()
             table = Table(journal, protocol, resume=True, home=tmp)
             assert any(line.startswith("Игра продолжена по журналу ") for line in table.output)
+            if any(line.endswith("] Пауза") for line in table.output):   # a game back stands paused
+                table.send("/resume")
     table.quit()
     return json.loads(protocol.read_text("utf-8"))
 

@@ -128,3 +128,17 @@ def test_the_model_manifest_ships_with_the_package(installed):
     done = _run(installed, "models", "list")
     assert done.returncode == 0, done.stderr
     assert "small-ru" in done.stdout
+
+
+def test_run_without_the_live_extra_plays_typed_in_the_tables_language(installed):
+    done = _run(installed, "run", "--mute", "--journal", "j.jsonl", stdin="/roles d4 m2 m7 s6\n/quit\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Игры голосом в этой установке нет (pip install 'voicehost[live]'")
+    assert "· ночь 1" in done.stdout and done.stderr == ""
+
+
+def test_train_without_the_live_extra_says_pip_not_scripts_setup(installed):
+    done = _run(installed, "train", stdin="выставляю седьмого\n\n")
+    assert done.returncode == 0, done.stderr
+    assert "scripts/setup" not in done.stdout + done.stderr and done.stderr == ""
+    assert done.stdout.splitlines()[-1] == "Принят номер 7"

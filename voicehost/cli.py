@@ -258,10 +258,8 @@ def _need_extra(extra: str, modules: tuple[str, ...], what: str) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    if not args.text:
-        _need_extra("live", ("vosk", "pyaudio"), "playing by voice"
-                    + (" from a recording" if args.audio_file else "")
-                    + " (or type the game with --text)")
+    if args.audio_file:   # without the live extra a live game falls back to typed play (session.run)
+        _need_extra("live", ("vosk", "pyaudio"), "playing by voice from a recording")
     if args.serve or args.lan:
         _need_extra("web", ("aiohttp", "qrcode"), "the companion page")
     wav_file(args.audio_file, "--audio-file")
@@ -276,7 +274,7 @@ def cmd_run(args: argparse.Namespace) -> int:
           {"--host-script": args.host_script, "--audio-file": args.audio_file})
     from voicehost.live import session
 
-    return session.run(args)
+    return session.run(args, sys.stdout, sys.stdin)   # read now: a caller may have replaced them
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -292,7 +290,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_train(args: argparse.Namespace) -> int:
     from voicehost.live import session
 
-    return session.train(args)
+    return session.train(args, sys.stdout, sys.stdin)
 
 
 def cmd_devices(args: argparse.Namespace) -> int:
@@ -308,7 +306,7 @@ def cmd_devices(args: argparse.Namespace) -> int:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
-    from voicehost import models
+    from voicehost import models, paths
 
     entries = models.load_manifest()
     if args.action == "list":
@@ -318,6 +316,9 @@ def cmd_models(args: argparse.Namespace) -> int:
         return 0
     if args.action == "verify":
         results = models.verify()
+        if not results:
+            raise InputError(f"nothing to verify: no downloaded model in {paths.MODELS}; "
+                             "get them with `voicehost models download`")
         for name, ok in results:
             print(f"{'ok ' if ok else 'BAD'} {name}")
         if any(not ok for _, ok in results):

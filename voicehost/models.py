@@ -201,8 +201,14 @@ def _check(remote: RemoteFile, part: Path, folder: Path, published: str) -> None
 
 
 def install(entry: Entry, folder: Path = MODELS, **kwargs: Any) -> Path:
+    made = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
-    paths = [fetch(remote, folder, **kwargs) for remote in entry.files]
+    try:
+        paths = [fetch(remote, folder, **kwargs) for remote in entry.files]
+    except DownloadError:
+        if made and not any(folder.iterdir()):   # offline: no empty models/ that looks like an install
+            folder.rmdir()
+        raise
     if entry.unpack == "zip":
         try:
             with zipfile.ZipFile(paths[0]) as archive:

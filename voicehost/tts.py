@@ -109,7 +109,7 @@ def open_voice(piper_model: Path | None, language: str) -> Voice:
         try:
             return PiperVoice(piper_model)
         except VoiceError as exc:
-            log.warning("%s; speaking with espeak-ng instead", exc)
+            log.info("%s; speaking with espeak-ng instead", exc)   # the log's, not the host's screen
     return EspeakVoice(language)
 
 

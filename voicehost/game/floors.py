@@ -89,7 +89,7 @@ def speech_seconds(game: Moderator, seat: int) -> float:
 
 def open_floor(game: Moderator, seat: int, kind: FloorKind, seconds: float) -> None:
     game.enter(FLOOR_PHASES[kind])
-    floors, now, rules = game.state.floors, game.state.clock.now, game.rules
+    floors, now, rules = game.state.floors, game.state.clock.base, game.rules
     floors.count += 1
     floor = Floor(floors.count, seat, kind, now, now + seconds,
                   nominations=kind is FloorKind.SPEECH and game.variant.nominations_by_phrase)

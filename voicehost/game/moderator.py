@@ -202,7 +202,7 @@ class Moderator(StateView):
             self.variant.step(self)
 
     def set_timer(self, name: str, seconds: float) -> None:
-        self.state.clock.timers[name] = self.state.clock.now + seconds
+        self.state.clock.timers[name] = self.state.clock.base + seconds
 
     def enter(self, phase: Phase) -> None:
         """Move to `phase` if the variant's transition table allows it; the
@@ -273,8 +273,19 @@ class Moderator(StateView):
                 self.state.floors.floor.end += shift
             clock.paused_at = None
             self.say("resumed")
+            self._restart_count()
         else:
             floors.close_floor(self)
+
+    def _restart_count(self) -> None:
+        """The mafia's number calls, interrupted (a pause, a crash resumed
+        paused) before the shot: they start again from one, as a host at the
+        table would, so the mafia never shoots on a count that broke off."""
+        night, phase = self.state.night, self.state.seats.phase
+        if phase is Phase.HUNT and not night.shot_entered and 0 < night.hunt_index < self.variant.default_seats:
+            night.hunt_index = 0
+            self.state.clock.timers["step"] = self.state.clock.now + self.rules.number_call_seconds
+            self.say("count_again")
 
     # ---------------------------------------------------------- for readers
 

@@ -23,6 +23,17 @@ class Clock:
     fired: int = 0
     paused_at: float | None = None
 
+    @property
+    def base(self) -> float:
+        """Where a timer set now counts from: the pause's start while paused,
+        so a floor opened during a pause (`/next`) gets its whole time after
+        the resume shifts every deadline by the pause's length."""
+        return self.now if self.paused_at is None else self.paused_at
+
+    def left(self, deadline: float) -> float:
+        """Seconds left to `deadline`, standing still while paused."""
+        return max(0.0, deadline - self.base)
+
 
 @dataclass
 class Seating:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from voicehost.errors import InputError
@@ -139,27 +140,63 @@ def parse_command(line: str, texts: LiveTexts | None = None) -> dict[str, Any] |
     raise InputError(texts.text("unknown_command", command=shown(head)))
 
 
-def seat_past_table(words: list[Word], grammar: Grammar, texts: LiveTexts, size: int) -> str | None:
-    """The number a nomination names that is no seat at this table ("15",
-    "одиннадцатого"), as it was said; None when there is none."""
-    armed = False
-    for word in words:
-        text = word.word.lower()
+@dataclass(frozen=True)
+class PastTable:
+    """A nomination naming no seat at this table: what was said ("двадцать
+    семь", "ноль", "15") and the words it spans, from its trigger on."""
+
+    said: str
+    first: int
+    last: int
+
+
+# Tens words: "двадцать семь" is one number past the table, not "двадцать" and a seat 7.
+_TENS = ("двадцат", "тридцат", "сорок", "двадцят", "тридцят")
+
+
+def seats_past_table(words: list[Word], grammar: Grammar, texts: LiveTexts, size: int) -> list[PastTable]:
+    """Every number a nomination names that is no seat at this table ("15",
+    "ноль", "одиннадцатого", "двадцать семь"), as it was said."""
+    found: list[PastTable] = []
+    trigger: int | None = None
+    index = 0
+    while index < len(words):
+        text = words[index].word.lower()
         kind = grammar.kind(text)
         if kind is Kind.TRIGGER:
-            armed = True
-            continue
-        if not armed:
-            continue
-        digits = number(text) if text.isdigit() else None
-        said = grammar.number(text) if kind is Kind.NUMBER else None
-        if text.isdigit() and (digits is None or not 1 <= digits <= size):
-            return text
-        if said == 0 or (said and said > size) or any(text.startswith(stem) for stem in texts.beyond_table):
-            return text
-        if said:
-            armed = False
-    return None
+            trigger = index
+        elif trigger is not None:
+            past = _past_at(words, index, grammar, texts, size)
+            if past is not None:
+                found.append(PastTable(" ".join(w.word for w in words[index:past + 1]), trigger, past))
+                trigger, index = None, past
+            elif kind is Kind.NUMBER and grammar.number(text):
+                trigger = None   # a seat: the nomination is the listener's to judge
+        index += 1
+    return found
+
+
+def _past_at(words: list[Word], index: int, grammar: Grammar, texts: LiveTexts, size: int) -> int | None:
+    """The index of the last word of a number past the table starting at `index`, if one does."""
+    text = words[index].word.lower()
+    if text.isdigit():
+        digits = number(text)
+        return index if digits is None or not 1 <= digits <= size else None
+    said = grammar.number(text) if grammar.kind(text) is Kind.NUMBER else None
+    if said and said > size:
+        return index
+    if said or not any(text.startswith(stem) for stem in texts.beyond_table):
+        return None
+    following = words[index + 1].word.lower() if index + 1 < len(words) else ""
+    if text.startswith(_TENS) and grammar.kind(following) is Kind.NUMBER and grammar.number(following):
+        return index + 1
+    return index
+
+
+def seat_past_table(words: list[Word], grammar: Grammar, texts: LiveTexts, size: int) -> str | None:
+    """The first number a nomination names that is no seat at this table, as said; None when there is none."""
+    found = seats_past_table(words, grammar, texts, size)
+    return found[0].said if found else None
 
 
 def no_such_player(said: str, texts: LiveTexts) -> str:

@@ -2,12 +2,15 @@
 all (a temp file renamed into place), beside the journal by default."""
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 from typing import Any
 
 from voicehost import files
 from voicehost.errors import VoicehostError
-from voicehost.game.protocol import protocol_text
+from voicehost.game.protocol import protocol, protocol_text
+from voicehost.live.texts import live_texts
 
 
 class ProtocolWriteError(VoicehostError):
@@ -35,10 +38,39 @@ def _write(path: Path, text: str) -> None:
         raise ProtocolWriteError(path, exc.strerror or str(exc)) from None
 
 
+def protocol_csv(live: Any) -> str:
+    """The protocol as a table for a spreadsheet, its values in the table's
+    language (roles, "да", "ночь 2", causes); the column names stay English
+    for importers. The page's download and the file beside the journal."""
+    game = live.game
+    texts = live_texts(game.rules.phrasebook)
+    data = protocol(game)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["seat", "role", "points", "fouls", "eliminated", "cause", "when"])
+    gone = {e["seat"]: e for e in data["eliminated"]}
+    for seat in game.seats():
+        role = texts.role(game.roles[seat].value) if game.roles else ""
+        left = gone.get(seat)
+        when = "" if left is None else (texts.value("night", count=left["night"]) if "night" in left
+                                        else texts.value("day", count=left["day"]))
+        writer.writerow([seat, role, data["points"][str(seat)], data["fouls"].get(str(seat), 0),
+                         texts.value("yes" if left else "no"),
+                         texts.value(f"cause_{left['cause']}") if left else "", when])
+    writer.writerow([])
+    winner = texts.value(data["winner"]) if data["winner"] else ""
+    writer.writerow([texts.value("ruleset"), data["ruleset"], texts.value("winner"), winner])
+    for n in data["nominations"]:
+        writer.writerow([texts.value("nomination"), texts.value("day", count=n["day"]), n["by"], n["target"]])
+    for v in data["votes"]:
+        counts = " ".join(f"{s}:{c}" for s, c in v.get("counts", {}).items())
+        writer.writerow([texts.value("vote"), texts.value("day", count=v["day"]),
+                         texts.value("round", count=v["round"]), counts or texts.value("lift", count=v["lift"])])
+    return out.getvalue()
+
+
 def write_protocol(live: Any, target: Path) -> tuple[Path, Path]:
     """The protocol of `live.game` to `target` (JSON) and the same name with .csv."""
-    from voicehost.web.state import protocol_csv  # the page's CSV: one writer for both
-
     csv_path = target.with_suffix(".csv")
     _write(target, protocol_text(live.game))
     _write(csv_path, protocol_csv(live))

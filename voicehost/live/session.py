@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib.util
 import logging
+import shlex
 import signal
 import sys
 import threading
@@ -36,6 +38,7 @@ from voicehost.tts import Voice, VoiceError, open_voice
 
 log = logging.getLogger(__name__)
 TICK_SECONDS = 0.05
+LIVE_MODULES = ("vosk", "pyaudio")   # the live extra: hearing the table
 
 
 @dataclass
@@ -147,6 +150,21 @@ def _deal_from_options(live: LiveTable, options: RunOptions) -> None:
             raise InputError(f"--roles: {live.game.book.refusal(exc)}") from None
 
 
+def resume_command(journal: Path, options: RunOptions) -> str:
+    """The command that goes on with this game, as the host would type it."""
+    program = sys.argv[0] if Path(sys.argv[0]).name == "voicehost" else "voicehost"   # .venv/bin/voicehost
+    words = [shlex.quote(program), "run", "--resume", shlex.quote(str(journal))]
+    if options.series:   # an evening goes on with its series: the game the crash interrupted comes first
+        words[2:] = ["--series", shlex.quote(options.series)]
+    if options.text:
+        words.append("--text")
+    if options.mute:
+        words.append("--mute")
+    if options.serve or options.lan:
+        words.append("--lan" if options.lan else "--serve")
+    return " ".join(words)
+
+
 def summary(live: LiveTable) -> str:
     result = live.game.result_text() or live.texts.text("not_over")
     parts = [result, status(live)[2:]]
@@ -214,14 +232,30 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, stdin: TextIO = sys.
     options = options_from(args, out)
     if options.audio_file:
         return asyncio.run(_recording(config, rules, options))
-    microphone = False
-    if not options.text:
-        problem = model_problem(config.path(config.asr.model))
-        microphone = problem is None
-        if problem:
-            log.warning("no speech model: %s", problem)
-            out.write(live_texts(rules.phrasebook).text("no_model", path=config.path(config.asr.model)) + "\n")
-    return asyncio.run(_live(config, rules, options, stdin, microphone=microphone))
+    return asyncio.run(_live(config, rules, options, stdin, microphone=_microphone(config, rules, options)))
+
+
+def live_missing() -> list[str]:
+    """The live extra's modules this install lacks (a plain `pip install` or `[web]` only)."""
+    return [name for name in LIVE_MODULES if importlib.util.find_spec(name) is None]
+
+
+def _microphone(config: Config, rules: RuleOptions, options: RunOptions) -> bool:
+    """Whether the game is heard: else it is typed, and the host reads why in the table's language."""
+    if options.text:
+        return False
+    texts = live_texts(rules.phrasebook)
+    missing = live_missing()
+    if missing:
+        log.info("no live extra (%s not installed): typed play", ", ".join(missing))
+        options.out.write(texts.text("no_live_extra") + "\n")
+        return False
+    problem = model_problem(config.path(config.asr.model))
+    if problem:
+        log.info("no speech model: %s", problem)
+        options.out.write(texts.text("no_model", path=config.path(config.asr.model)) + "\n")
+        return False
+    return True
 
 
 async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: TextIO, *,
@@ -295,6 +329,8 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
             terminal.save()
         with _interrupts(stop):
             async with _page(live, config, options):
+                if resumed:   # the table hears it is back, and the game waits, paused, for the host
+                    live.restore()
                 ticker = asyncio.create_task(keep_time(live, stop), name="ticker")
                 if recognizer is not None and source is not None:
                     microphone_thread = threading.Thread(
@@ -318,6 +354,8 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
         verdict = None
     if verdict != "new":
         terminal.goodbye()
+        if live.journal is not None and live.journal.started and not live.over:
+            terminal.write(live.texts.text("resume_hint", command=resume_command(live.journal.path, options)))
         options.out.write(summary(live) + "\n")
     return 1 if live.failure else (130 if interrupted else 0), verdict
 
@@ -390,9 +428,11 @@ def train(args: argparse.Namespace, out: TextIO = sys.stdout, stdin: TextIO = sy
     config, rules = settings(args)
     trainer = Trainer(config, rules, out, mute=args.mute)
     try:
-        if args.text or model_problem(config.path(config.asr.model)) is not None:
+        missing = [] if args.text else live_missing()
+        if args.text or missing or model_problem(config.path(config.asr.model)) is not None:
             if not args.text:
-                out.write(live_texts(rules.phrasebook).text("train_no_model") + "\n")
+                key = "train_no_live" if missing else "train_no_model"
+                out.write(live_texts(rules.phrasebook).text(key) + "\n")
             trainer.typed(stdin)
         else:
             from voicehost.audio import MicrophoneSource

@@ -36,7 +36,7 @@ from voicehost import errors, revision
 from voicehost.asr import Revision
 from voicehost.errors import GameError, VoicehostError
 from voicehost.game.events import Event, Heard, Setup, event_to_json, parse_event
-from voicehost.game.model import Output, Phase
+from voicehost.game.model import Output, OutputKind, Phase
 from voicehost.game.moderator import Moderator, new_game
 from voicehost.journal import Journal, Table, last_host_input, rebuild, resume_table
 from voicehost.journal.lines import UNK
@@ -57,6 +57,10 @@ GROUP_SECONDS = 20.0
 # No word for this long: the utterance ended and its final result came, so
 # held words can be written without splitting an utterance from its revision.
 QUIET_SECONDS = 2.0
+# Inputs of the night: an undo of one is said in the host's earpiece only, so
+# the table never hears whom the mafia shot or a role checked.
+NIGHT_INPUTS = frozenset({"shot", "don_check", "sheriff_check", "heal", "visit", "commissar_check",
+                          "maniac_kill"})
 
 
 def on_grid(t: float) -> float:
@@ -365,6 +369,17 @@ class LiveTable:
                 self._record(self.game.now, TICK)
         return outputs
 
+    def restore(self) -> list[Output]:
+        """A game back after a crash: the table hears so, and the game stands
+        paused (journaled) until the host resumes it, so no clock runs on
+        while players sit down again; an interrupted count starts again then."""
+        self._check_open()
+        outputs = [Output(self.game_now(), OutputKind.SAY, "restored")]
+        self._emit(outputs)
+        if self.game.phase not in (Phase.SETUP, Phase.GAME_OVER) and self.game.paused_at is None:
+            outputs += self.apply_json({"type": "pause"})
+        return outputs
+
     # ------------------------------------------------------------ undo
 
     def undo(self) -> dict[str, Any]:
@@ -412,8 +427,13 @@ class LiveTable:
             if self.journal is not None:
                 self.journal.write(max(now, game.now), {"type": "undo"})
                 self._wrote()
-        self._emit([], changed=True)
+        self._emit([self._undone(undone, max(now, game.now))], changed=True)
         return undone
+
+    def _undone(self, undone: dict[str, Any], t: float) -> Output:
+        """What the table hears of an undo: "Отмена: фол игроку 3" (a night input privately)."""
+        private = undone.get("type") in NIGHT_INPUTS
+        return Output(t, OutputKind.SAY, "undone", private, {"detail": self.texts.input(undone)})
 
     # ------------------------------------------------------------ the journal
 

@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 _SILENCE = re.compile(r"^<([0-9]{1,5}(?:\.[0-9]{1,3})?)>$")
 AWARDS = ("best_player", "worst_player")
 PROMPTS = {"votes": "tally_prompt", "lift_votes": "lift_prompt", "shot": "shot_prompt",
-           "candidates": "candidates_prompt"}
+           "candidates": "candidates_prompt", "resume": "resume_prompt"}
 
 
 def status(live: LiveTable) -> str:
@@ -52,7 +52,7 @@ def status(live: LiveTable) -> str:
         parts.append(texts.where("night" if game.phase.is_night else "day",
                                  count=game.night if game.phase.is_night else game.day))
     if game.floor is not None:  # the labels are the phrasebook's [status] and [status_floor]
-        left = max(0, round(game.floor.end - game.now))
+        left = round(game.state.clock.left(game.floor.end))  # stands still while paused
         floor = game.book.status_floor[game.floor.kind.value].format(seat=game.floor.seat)
         parts.append(floor + ", " + texts.where("left", count=left))
     else:
@@ -106,7 +106,9 @@ class Terminal:
         self.protocol = protocol
         self.asking: list[str] = []
         self.asked = live.over  # a game resumed after its end has had its awards
+        self.named = {kind for kind in AWARDS if getattr(live.game, kind) is not None}  # awards already given
         self.waiting: str | None = None
+        self._holding = self._held = False   # a question held back while an undo is under way
         self.halted = asyncio.Event()  # the journal failed: stop reading at once
         live.listeners.append(self.on_outputs)
         live.alarms.append(self.alarm)
@@ -136,10 +138,15 @@ class Terminal:
     def prompt(self) -> None:
         """Say at once what the game now waits for from the host."""
         game = self.live.game
-        if game.phase is Phase.GAME_OVER and not self.asked:
+        if game.phase is not Phase.GAME_OVER:   # an undo took the end back: it will be asked again
+            self.asked, self.asking = False, []
+        elif not self.asked:
             self.asked = True
-            self.asking = [kind for kind in AWARDS if game.fits(SeatEvent(kind, 1))]
+            self.asking = [kind for kind in AWARDS if self._open(kind)]
+            self.named = {kind for kind in AWARDS if getattr(game, kind) is not None}
             self._ask()
+            return
+        elif self._settle():
             return
         waiting = game.waiting_for()
         if waiting != self.waiting:
@@ -148,11 +155,33 @@ class Terminal:
                 seats = " ".join(f"{seat}=N" for seat in game.candidates)
                 self.write(self.texts.text(PROMPTS[waiting], seats=seats))
 
+    def _settle(self) -> bool:
+        """Drop the awards named elsewhere (the page) while the terminal asked
+        for them, and ask again for one an undo (here or on the page) took
+        back; True, with the next question asked, if the question changed."""
+        game = self.live.game
+        named = {kind for kind in AWARDS if getattr(game, kind) is not None}
+        reopened, self.named = self.named - named, named
+        head = self.asking[0] if self.asking else None
+        self.asking = [kind for kind in AWARDS if (kind in self.asking or kind in reopened) and self._open(kind)]
+        if (self.asking[0] if self.asking else None) == head:
+            return False
+        self._ask()
+        return True
+
+    def _open(self, award: str) -> bool:
+        """Whether `award` can still be named (the page may have named it)."""
+        game = self.live.game
+        return game.fits(SeatEvent(award, 1)) and getattr(game, award) is None
+
     def _ask(self) -> None:
+        if self._holding:
+            self._held = True
+            return
         if self.asking:
             self.write("> " + self.texts.text("ask_best" if self.asking[0] == "best_player" else "ask_worst"))
-        else:
-            self.save()
+        elif self.save() is not None:
+            self.write(self.texts.text("over_hint"))
 
     # ------------------------------------------------------------ input
 
@@ -215,14 +244,18 @@ class Terminal:
             self.write(self.texts.text("deal_on_page"))
 
     def _award(self, answer: str) -> None:
+        if self._settle():   # the page named it meanwhile: this answer was for a question no longer asked
+            return
         kind = self.asking[0]
-        if answer.lower() not in NOBODY:
-            seat = number(answer)
-            if seat is None:
-                raise InputError(self.texts.text("not_a_seat", word=shown(answer)))
-            self.live.apply_json({"type": kind, "seat": seat})
-        self.asking.pop(0)
-        self._ask()
+        if answer.lower() in NOBODY:
+            self.asking.pop(0)
+            self._ask()
+            return
+        seat = number(answer)
+        if seat is None:
+            raise InputError(self.texts.text("not_a_seat", word=shown(answer)))
+        self.live.apply_json({"type": kind, "seat": seat})   # its announcement moves the questions on
+        self._settle()
 
     def refusal(self, exc: VoicehostError) -> str:
         """One line in the table's language: the phrasebook's refusal when it has
@@ -236,8 +269,15 @@ class Terminal:
         return " ".join(str(exc).split())
 
     async def undo(self) -> None:
-        undone = await self.live.undo_async()
+        self._holding = True   # a question the undo brings back comes after the line saying what it undid
+        try:
+            undone = await self.live.undo_async()
+        finally:
+            self._holding = False
         self.write(self.texts.text("undo_done", what=describe(undone)))
+        if self._held:
+            self._held = False
+            self._ask()
 
     # ------------------------------------------------------------ files
 

@@ -4,7 +4,7 @@ game's phrasebook (grammars/phrasebook.*.toml). The moderator's own sentences
 stay in `[say]`, read by voicehost.phrasebook."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,8 @@ class LiveTexts:
     roles: dict[str, str]
     status: dict[str, str]  # the terminal's status line, by phase and floor
     beyond_table: tuple[str, ...]  # stems of number words past any table ("одиннадцат…")
+    inputs: dict[str, str] = field(default_factory=dict)  # a host input in words: the page's `input_*`
+    protocol: dict[str, str] = field(default_factory=dict)  # the CSV protocol's values ([live.protocol])
 
     def text(self, key: str, **values: Any) -> str:
         try:
@@ -28,6 +30,22 @@ class LiveTexts:
 
     def role(self, name: str) -> str:
         return self.roles.get(name, name)
+
+    def input(self, event: dict[str, Any]) -> str:
+        """A host input in words, as the page names it ("фол игроку 3"): what an undo took back."""
+        kind = str(event.get("type", ""))
+        values: dict[str, Any] = {"seat": event.get("seat"), "seats": event.get("seats") or [],
+                                  "count": event.get("count", 0)}
+        if kind == "votes":
+            values["text"] = ", ".join(f"{s} — {c}" for s, c in (event.get("counts") or {}).items())
+        if "seat" in event and event["seat"] is None:
+            kind = "shot_miss" if kind == "shot" else "nobody"
+        template = self.inputs.get(kind, self.inputs.get("_", kind))
+        return template.format(**{k: _fmt(v) for k, v in values.items()})
+
+    def value(self, key: str, **values: Any) -> str:
+        """A value of the CSV protocol in the table's words; an unknown one as it is."""
+        return self.protocol.get(key, key).format(**{k: _fmt(v) for k, v in values.items()})
 
     def where(self, key: str, **values: Any) -> str:
         return self.status.get(key, key).format(**{k: _fmt(v) for k, v in values.items()})
@@ -46,12 +64,16 @@ def live_texts(phrasebook: str, folder: Path | PhraseData | None = None) -> Live
 
 @lru_cache(maxsize=8)
 def _live_texts(phrasebook: str, phrases: PhraseData) -> LiveTexts:
-    block = dict(phrases.read_inherited(phrasebook, "phrasebook").get("live", {}))
+    data = phrases.read_inherited(phrasebook, "phrasebook")
+    block = dict(data.get("live", {}))
+    inputs = {key[len("input_"):]: value for key, value in data.get("web", {}).items()
+              if key.startswith("input_") and isinstance(value, str)}   # the page's names of host inputs
     roles = block.pop("roles", {})
     status = block.pop("status", {})
     stems = block.pop("beyond_table", [])
+    protocol = block.pop("protocol", {})
     lines = {key: value.strip("\n") for key, value in block.items() if isinstance(value, str)}
-    return LiveTexts(lines, dict(roles), dict(status), tuple(stems))
+    return LiveTexts(lines, dict(roles), dict(status), tuple(stems), inputs, dict(protocol))
 
 
 def rendered(book: Any, output: Any) -> str:

@@ -11,16 +11,27 @@ from voicehost.audio import Source, SpeakerSink
 from voicehost.config import Config
 from voicehost.errors import VoicehostError
 from voicehost.game.moderator import new_game
-from voicehost.live.commands import no_such_player, seat_past_table
+from voicehost.live.commands import no_such_player, seats_past_table
 from voicehost.live.texts import live_texts
 from voicehost.phrasebook import load_phrasebook
 from voicehost.phrases.grammar import load_grammar
-from voicehost.phrases.listener import Nomination, SpeechListener, StaticContext
+from voicehost.phrases.listener import (
+    ForbiddenWord,
+    HostQuestion,
+    ListenerEvent,
+    Nomination,
+    SpeechEnd,
+    SpeechListener,
+    StaticContext,
+)
 from voicehost.phrases.words import Word, words_from_text
 from voicehost.rules import RuleOptions
 from voicehost.tts import Speaker, open_voice
 
 log = logging.getLogger(__name__)
+# Spoken training: after a decided nomination, a silence this long (seconds)
+# starts the next phrase (within one phrase a second nomination is refused).
+PHRASE_GAP = 2.0
 
 
 class Trainer:
@@ -34,10 +45,10 @@ class Trainer:
         self.speaker: Speaker | None = None
         if not mute:
             try:
+                sink = SpeakerSink(config.audio.table_device or None)   # no speaker: no voice to look for
                 voice = open_voice(config.path(config.tts.voice), config.tts.espeak_voice or rules.language)
-                sink = SpeakerSink(config.audio.table_device or None)
             except VoicehostError as exc:
-                log.warning("training without a voice: %s", exc)
+                log.info("training without a voice: %s", exc)   # the host reads why in the table's language
                 out.write(self.texts.text("train_no_voice") + "\n")
             else:
                 self.speaker = Speaker(voice, sink, None, lambda: 0.0, tail=0.0)
@@ -51,20 +62,44 @@ class Trainer:
         return self.book.verdict(event, self.rules)
 
     def judge(self, words: Iterable[Word]) -> list[str]:
-        """Every verdict a phrase earns, in order (one per number reached); a
-        number that is no seat at the table ("выставляю 15") is told so."""
+        """Every verdict a phrase earns, in order: one per nomination (a
+        second one in the same phrase is refused, as in a speech), a number
+        that is no seat at the table ("выставляю 15", "двадцать семь", "ноль")
+        told once and only so, forbidden words, a question to the host, and
+        the speech's end ("спасибо"), after which nothing is judged."""
         words = list(words)
         listener = self.listener()
-        verdicts = []
-        past = seat_past_table(words, self.grammar, self.texts, self.size)
-        if past is not None:
-            verdicts.append(no_such_player(past, self.texts))
-        for word in words:
+        pasts = seats_past_table(words, self.grammar, self.texts, self.size)
+        verdicts: list[str] = []
+        nominated = False
+        for index, word in enumerate(words):
+            past = next((p for p in pasts if p.first <= index <= p.last), None)
+            if past is not None and index == past.last:
+                verdicts.append(no_such_player(past.said, self.texts))
+                nominated = True
             for event in listener.hear(word):
-                if isinstance(event, Nomination):
+                if isinstance(event, Nomination) and past is None:
                     verdicts.append(self.verdict(event))
-                    listener = self.listener()
-        return verdicts or [self.book.explanation("no_nomination")]
+                    nominated = True
+                elif not isinstance(event, Nomination):
+                    verdicts.append(self.event_verdict(event))
+        for event in listener.finish():   # a trailing "пас" ends the speech too
+            verdicts.append(self.event_verdict(event))
+        if not nominated:
+            verdicts.insert(len(verdicts) if listener.ended is None else len(verdicts) - 1,
+                            self.book.explanation("no_nomination"))
+        return verdicts
+
+    def event_verdict(self, event: ListenerEvent) -> str:
+        """What training says of a word the game reacts to besides a nomination."""
+        if isinstance(event, ForbiddenWord):
+            key = "forbidden_disqualify" if event.suggest == "disqualify" else "forbidden_foul"
+            return self.book.explanation(key, word=event.word, detail=event.clause)
+        if isinstance(event, HostQuestion):
+            return self.book.explanation("host_question")
+        if isinstance(event, SpeechEnd):
+            return self.book.explanation("speech_ended", word=event.word)
+        return self.verdict(event)
 
     def tell(self, text: str) -> None:
         self.out.write(text + "\n")
@@ -84,15 +119,21 @@ class Trainer:
                 self.out.write(f"! {' '.join(self.book.refusal(exc).split())}\n")
 
     def microphone(self, recognizer: Recognizer, source: Source) -> None:
+        """Spoken phrases, judged as `judge` judges a typed line: once a
+        nomination was decided (or the speech ended), a silence of
+        `PHRASE_GAP` seconds starts the next phrase."""
         self.out.write(self.texts.text("train_microphone") + "\n")
-        listener = self.listener()
+        listener, last_end, decided = self.listener(), 0.0, False
         try:
             for chunk in source.chunks():
                 for word in new_words(recognizer.accept(chunk)):
+                    if decided and word.start - last_end > PHRASE_GAP:
+                        listener, decided = self.listener(), False   # a new phrase: a new nomination may come
+                    last_end = word.end
                     for event in listener.hear(word):
-                        if isinstance(event, Nomination):
-                            self.tell(self.verdict(event))
-                            listener = self.listener()
+                        decided = decided or isinstance(event, (Nomination, SpeechEnd))
+                        self.tell(self.verdict(event) if isinstance(event, Nomination)
+                                  else self.event_verdict(event))
         except KeyboardInterrupt:
             pass
         finally:

@@ -16,12 +16,12 @@ from voicehost.game.events import HOST_INPUTS, parse_event
 from voicehost.game.protocol import protocol
 from voicehost.journal import Table, last_host_input
 from voicehost.live import LiveTable
+from voicehost.live.ending import protocol_csv  # one writer for the page and the file
 from voicehost.live.table import TableStopped
 from voicehost.web.access import ACCESS_KEY, Access, Session, require_host, require_session
 from voicehost.web.guard import dumps, json_error
 from voicehost.web.hub import HUB, Hub
 from voicehost.web.pages import BASE_URL
-from voicehost.web.state import protocol_csv
 from voicehost.web.texts import TEXTS_KEY
 from voicehost.web.validate import Refusal, check_input, read_json
 

@@ -2,13 +2,10 @@
 check answer or anything said only to the host."""
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any
 
 from voicehost.game.model import Output, Phase
 from voicehost.game.moderator import Moderator
-from voicehost.game.protocol import protocol
 from voicehost.journal import last_host_input
 from voicehost.live import LiveTable
 from voicehost.web.texts import Texts
@@ -146,25 +143,3 @@ def _window_action(game: Moderator, texts: Texts) -> dict[str, Any] | None:
 
 def _alive_role(game: Moderator, role: str) -> bool:
     return any(r.value == role and s in game.alive for s, r in game.roles.items())
-
-
-def protocol_csv(live: LiveTable) -> str:
-    data = protocol(live.game)
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["seat", "role", "points", "fouls", "eliminated", "cause", "when"])
-    gone = {e["seat"]: e for e in data["eliminated"]}
-    for seat in live.game.seats():
-        role = live.game.roles[seat].value if live.game.roles else ""
-        left = gone.get(seat)
-        when = "" if left is None else (f"night {left['night']}" if "night" in left else f"day {left['day']}")
-        writer.writerow([seat, role, data["points"][str(seat)], data["fouls"].get(str(seat), 0),
-                         "yes" if left else "no", left["cause"] if left else "", when])
-    writer.writerow([])
-    writer.writerow(["ruleset", data["ruleset"], "winner", data["winner"] or ""])
-    for n in data["nominations"]:
-        writer.writerow(["nomination", f"day {n['day']}", n["by"], n["target"]])
-    for v in data["votes"]:
-        counts = " ".join(f"{s}:{c}" for s, c in v.get("counts", {}).items())
-        writer.writerow(["vote", f"day {v['day']}", f"round {v['round']}", counts or f"lift {v['lift']}"])
-    return out.getvalue()
