@@ -57,10 +57,10 @@ def test_three_games_in_one_evening_with_a_crash_in_the_middle(tmp_path):
     assert sorted(p.name for p in games.iterdir()) == ["game-001.json"]
 
     second = start(club)
-    rest = [*GAME[CRASH_AFTER + 1:], "/new", seating(ROSTER[:9] + ["лёва"]), *GAME, "/quit"]
+    rest = ["/resume", *GAME[CRASH_AFTER + 1:], "/new", seating(ROSTER[:9] + ["лёва"]), *GAME, "/quit"]
     out, err = second.communicate("".join(line + "\n" for line in rest), timeout=120)
     assert second.returncode == 0, err
-    assert "Игра продолжена по журналу" in out
+    assert "Игра продолжена по журналу" in out and "--series vecher" not in out  # resumed, not stopped
     assert out.count("Таблица серии «vecher»") == 2                      # after the resumed game, and the third
     assert "Таблица серии «vecher», игр: 3" in out
     assert sorted(p.name for p in games.iterdir()) == ["game-001.json", "game-002.json", "game-003.json"]
@@ -72,3 +72,16 @@ def test_three_games_in_one_evening_with_a_crash_in_the_middle(tmp_path):
                                 "--config", str(club / "config.toml")], capture_output=True, text=True, timeout=60)
     rows = json.loads(standings.stdout)
     assert sum(r["games"] for r in rows) == 30 and sum(r["bests"] for r in rows) == 3
+
+
+def test_quitting_mid_game_names_the_command_that_goes_on_with_the_evening(tmp_path):
+    club = tmp_path
+    (club / "config.toml").write_text(f'series_dir = "{club / "series"}"\n', "utf-8")
+    subprocess.run([sys.executable, "-m", "voicehost", "series", "new", "vecher", "--players", ", ".join(ROSTER),
+                    "--config", str(club / "config.toml")], capture_output=True, text=True, timeout=60, check=True)
+    table = start(club)
+    out, err = table.communicate(f"{seating(ROSTER[:10])}\n/roles d4 m2 m7 s6\n/new\n/quit\n", timeout=60)
+    assert table.returncode == 0, err
+    assert "! Следующая игра — только после конца этой" in out
+    assert "Рассадка: место 1 — " in out                       # the draw is announced
+    assert "run --series vecher --text --mute" in out
