@@ -220,3 +220,14 @@ def test_phrasebooks_and_grammars_share_the_inherit_loader_with_its_loop_check(t
     (tmp_path / "p3.toml").write_bytes(b'[say]\nx = "\xff"\n')
     with pytest.raises(DataError, match="p3.toml: the phrasebook is not UTF-8"):
         load_phrasebook("p3", tmp_path)
+
+
+def test_names_announce_turns_on_the_rules_named_announcements(tmp_path):
+    from voicehost.config import load_settings
+
+    path = tmp_path / "config.toml"
+    path.write_text("[names]\nannounce = true\n", "utf-8")
+    assert load_settings(path)[1].announce_names is True
+    path.write_text("[names]\nannounce = 1\n", "utf-8")
+    with pytest.raises(Exception, match="announce"):
+        load_settings(path)

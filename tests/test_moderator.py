@@ -643,3 +643,16 @@ def test_spec_5_a_second_check_in_one_window_is_refused_and_changes_nothing():
     assert refused.value.key == "don_checked"
     assert play.game.book.refusal(refused.value) == "Дон уже проверил игрока этой ночью"
     assert snapshot(play.game) == before
+
+
+@pytest.mark.parametrize("announce", [False, True], ids=["6.1-seats-alone", "6.1-names-announced"])
+def test_6_1_a_club_can_hear_the_players_name_after_the_seat(announce):
+    play = Play(announce_names=announce)
+    play.step({"type": "names", "names": {"1": "Алиса", "3": "Вера"}})
+    play.until(Phase.SPEECH)
+    opening = play.said("floor_speech")[0].text
+    assert opening == ("Слово игроку номер 1, Алиса" if announce else "Слово игроку номер 1")
+    play.nominate(1, 3).nominate(2, 5).until(Phase.TALLY)
+    question = play.said("vote_question")[0].text
+    assert question == ("Кто за то, чтобы игрок номер 3, Вера, покинул игровой стол?" if announce
+                        else "Кто за то, чтобы игрок номер 3 покинул игровой стол?")

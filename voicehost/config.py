@@ -54,6 +54,11 @@ class WebSettings:
 
 
 @dataclass(frozen=True)
+class NamesSettings:
+    announce: bool = False        # "Слово игроку номер 3, Алиса": the seat's player named after it
+
+
+@dataclass(frozen=True)
 class Config:
     ruleset: str = "4mafia"
     journal_dir: str = "journals"
@@ -63,13 +68,17 @@ class Config:
     asr: AsrSettings = field(default_factory=AsrSettings)
     tts: TtsSettings = field(default_factory=TtsSettings)
     web: WebSettings = field(default_factory=WebSettings)
+    names: NamesSettings = field(default_factory=NamesSettings)
     source: str = ""              # the file these settings came from ("" = the defaults)
     grammars_dir: str = ""        # a club's phrase files; "" = grammars/ beside the file, if any
     phrases: PhraseData = field(default_factory=PhraseData)   # the shipped files, the club's over them
 
     def rules(self, name: str | None = None, extra: dict[str, Any] | None = None) -> RuleOptions:
         where = f"{self.source} [rules]" if self.source else "[rules]"
-        rules = rules_for(name or self.ruleset, dict(self.rules_overrides), where=where)
+        overrides = dict(self.rules_overrides)
+        if self.names.announce:
+            overrides.setdefault("announce_names", True)
+        rules = rules_for(name or self.ruleset, overrides, where=where)
         return rules.with_overrides(extra) if extra else rules
 
     def path(self, value: str) -> Path:
@@ -78,7 +87,8 @@ class Config:
         return path if path.is_absolute() else paths.ROOT / path
 
 
-SECTIONS = {"audio": AudioSettings, "asr": AsrSettings, "tts": TtsSettings, "web": WebSettings}
+SECTIONS = {"audio": AudioSettings, "asr": AsrSettings, "tts": TtsSettings, "web": WebSettings,
+            "names": NamesSettings}
 CHOICES = {("asr", "mode"): ("auto", "grammar", "open")}
 # (section, key): (lowest, highest) for numbers
 RANGES: dict[tuple[str, str], tuple[float, float]] = {

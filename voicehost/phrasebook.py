@@ -76,6 +76,13 @@ class Phrasebook:
         if output.key == "seating":   # 1.2: each seat with its player, in seat order
             return self.text("seating", detail="; ".join(self.text("seat_player", seat=seat, word=name)
                                                           for seat, name in values["players"]))
+        if "name" in values:   # [names] announce: "…номер 3, Вера, покинул…"
+            template = self.say[output.key]
+            after = template.partition("{seat}")[2]
+            named = f"{values['seat']}, {values['name']}" + ("," if after[:1] not in ("", ".", "?", "!", ":") else "")
+            rest = {k: v for k, v in values.items() if k not in ("name", "seat")}
+            return template.replace("{seat}", "{named}").format(
+                named=named, **{k: _fmt(v) for k, v in rest.items()})
         return self.text(output.key, **values)
 
     def confirmation(self, seat: int, phrase: str = "") -> str:

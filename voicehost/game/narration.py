@@ -18,10 +18,19 @@ REMOVAL_SAY = {Cause.FOULS: "removed_fouls", Cause.DISQUALIFIED: "disqualified",
                Cause.LEFT_TABLE: "left_table"}
 
 
+# The lines that name one player to the table: with `announce_names`, "…номер 3, Алиса".
+NAMED = frozenset({"floor_speech", "floor_tie", "floor_last_word", "vote_question", "leaves", "killed",
+                   "removed_fouls", "disqualified", "left_table", "best_player", "worst_player"})
+
+
 def say(game: Moderator, key: str, *, private: bool = False, t: float | None = None,
         **values: Any) -> None:
-    """Announce `key` with its values (at the game's time, or at `t`)."""
+    """Announce `key` with its values (at the game's time, or at `t`); a club
+    that announces names (`[names] announce`) hears the player's after the seat."""
     when = game.state.clock.now if t is None else t
+    seat = values.get("seat")
+    if game.rules.announce_names and key in NAMED and isinstance(seat, int) and seat in game.state.record.names:
+        values = {**values, "name": game.state.record.names[seat]}
     game.outputs.append(Output(when, OutputKind.SAY, key, private, values))
 
 

@@ -44,6 +44,7 @@ class RuleOptions:
     confirm_nominations: bool
     confirmation: str
     explain_rejections: bool
+    announce_names: bool
     required_fillers: tuple[str, ...]
     first_day_vote: str
     later_single_nominee: str
