@@ -49,7 +49,7 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     response: web.StreamResponse
     if not access.host_allowed(request):
         response = web.Response(status=421, text=texts("bad_host") + "\n")
-    elif (tls_port := request.app[TLS_PORT]) and not request.secure and not _plain(request.path):
+    elif (tls_port := request.app[TLS_PORT]()) and not request.secure and not _plain(request.path):
         response = _to_https(request, tls_port, texts)
     elif (request.method == "POST" or request.path.endswith("/ws")) and not access.origin_allowed(request):
         response = json_error(403, texts("foreign_origin"))

@@ -35,7 +35,7 @@ ACCESS = ACCESS_KEY
 
 def make_app(live: LiveTable, access: Access, hub: Hub, out: TextIO, pair_url: Callable[[], str],
              base_url: Callable[[], str] | None = None, gate: Gate | None = None,
-             tls_port: int | None = None) -> web.Application:
+             tls_port: Callable[[], int] | None = None) -> web.Application:
     """The page's app. With `tls_port` (the LAN), only the public board is served over
     plain HTTP; everything else there redirects to HTTPS on that port."""
     app = web.Application(middlewares=[guard], client_max_size=16 * 1024)
@@ -43,7 +43,7 @@ def make_app(live: LiveTable, access: Access, hub: Hub, out: TextIO, pair_url: C
     app[TEXTS_KEY] = hub.texts
     app[BASE_URL] = base_url or (lambda: pair_url().rsplit("/pair/", 1)[0])
     app[GATE] = gate or Gate(hub.texts)
-    app[TLS_PORT] = tls_port or 0
+    app[TLS_PORT] = tls_port or (lambda: 0)
     access.on_proven = app[GATE].trust
     hub.access = access
     access.announce = lambda what: _announce(out, hub.texts, access, pair_url, what)
@@ -136,7 +136,7 @@ async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port:
     def pair_url() -> str:
         return f"{base()}{access.link_path()}"
 
-    app = make_app(live, access, hub, out, pair_url, base, gate, tls_port=1 if lan else None)
+    app = make_app(live, access, hub, out, pair_url, base, gate, tls_port=(lambda: ports["https"]) if lan else None)
     app[FINGERPRINT] = print_fp
     runner = web.AppRunner(app, access_log=None, keepalive_timeout=15)
     await runner.setup()
@@ -148,7 +148,6 @@ async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port:
             secure = GatedSite(runner, bind, ports["https"], gate, ssl_context=context)
             await secure.start()
             ports["https"] = secure.bound
-            app[TLS_PORT] = secure.bound
     except OSError as exc:
         await runner.cleanup()
         raise VoicehostError(f"cannot serve the page on {bind}:{port} ({exc.strerror}): "
