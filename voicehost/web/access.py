@@ -305,11 +305,12 @@ class Access:
         self.new_token()
         self.new_pin()
         self.replaced, self.closed_until = 0, 0.0
-        self.announce("paired")
 
     def _grant(self, via: str, key: bytes) -> Grant:
         if not self.needs_approval():
-            return Grant(cookie=self._pair(HOST, via, key))
+            grant = Grant(cookie=self._pair(HOST, via, key))
+            self.announce("paired")
+            return grant
         now = self.clock()
         for old, waiting in list(self.pending.items()):
             if now - waiting.at > PENDING_SECONDS:

@@ -62,7 +62,7 @@ def _announce(out: TextIO, texts: Texts, access: Access, pair_url: Callable[[], 
     elif what == "pin_replaced":
         line = texts("term_pin_replaced", pin=access.pin)
     else:
-        line = texts("term_pending")
+        line = texts("term_pending", url=pair_url(), pin=access.pin)
     out.write(line + "\n")
     out.flush()
 

@@ -160,7 +160,8 @@ document.addEventListener("click", async (event) => {
   const url = URL.createObjectURL(await response.blob());
   const save = document.createElement("a");
   save.href = url;
-  save.download = link.getAttribute("href").split("/").pop();
+  const named = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
+  save.download = named ? named[1] : link.getAttribute("href").split("/").pop();
   document.body.appendChild(save);
   save.click();
   save.remove();
