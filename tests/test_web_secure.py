@@ -390,6 +390,10 @@ def test_lan_serves_https_with_the_tables_own_certificate_and_plain_http_keeps_o
                 assert pin_page.status == 200 and fingerprint in await pin_page.text()
                 board = await session.get(f"{plain}/table")
                 assert board.status == 200
+                async with session.ws_connect(f"{plain}/api/table/ws", headers={"Origin": plain}) as tv:
+                    assert json.loads((await tv.receive(timeout=5)).data)["type"] == "state"
+                refused_ws = await session.get(f"{plain}/api/ws", headers={"Origin": plain})
+                assert refused_ws.status == 403  # the host's channel is never on plain HTTP
                 moved = await session.get(f"{plain}/", allow_redirects=False)
                 assert moved.status == 308 and moved.headers["Location"] == f"https://127.0.0.1:{https_port}/"
                 pair_moved = await session.get(f"{plain}/pair/abc", allow_redirects=False)

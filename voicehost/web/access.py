@@ -405,8 +405,8 @@ class Access:
 
     def origin_allowed(self, request: web.Request) -> bool:
         origin = request.headers.get("Origin", "").lower()
-        if self.origins is not None:
-            return origin in self.origins
+        if self.origins is not None:  # the LAN: an https origin for HTTPS, the board's own for plain HTTP
+            return origin in self.origins and origin.startswith("https://") == request.secure
         return origin in {f"http://{h}" for h in self.hosts}
 
     def set_cookie(self, response: web.StreamResponse, value: str, secure: bool = False) -> None:

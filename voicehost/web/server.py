@@ -156,7 +156,8 @@ async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port:
     if lan:
         secure_hosts = allowed_hosts(bind, ports["https"], names)
         hosts |= secure_hosts
-        access.origins = {f"https://{h.lower()}" for h in secure_hosts}
+        access.origins = ({f"https://{h.lower()}" for h in secure_hosts} |
+                          {f"http://{h.lower()}" for h in allowed_hosts(bind, ports["http"], names)})
     access.hosts = {host.lower() for host in hosts}
     pump = asyncio.create_task(hub.pump(), name="web-pump")
     table = f"http://{shown}:{ports['http']}/table?tv={devices.tv}"
