@@ -422,3 +422,20 @@ def test_lan_serves_https_with_the_tables_own_certificate_and_plain_http_keeps_o
     again, _, table_again = run(serve_once(True))  # resumed: the same certificate, the same TV link
     assert again == first and table_again.split("?")[1] == table.split("?")[1]
     assert Devices(journal.with_name(journal.name + ".devices")).tv in table
+
+
+def test_while_pins_are_closed_a_flood_neither_counts_nor_replaces_the_pin_again():
+    """Found by tools/bench_pin: junk to /pin during the pause replaced the PIN 54 times in 20 s."""
+    async def go():
+        async with page() as (client, live, access):
+            said: list[str] = []
+            access.announce = said.append
+            for n in range(PIN_TRIES_IN_ALL):
+                access.pin_failed(f"10.4.0.{n}")
+            pin = access.pin
+            for _ in range(3 * PIN_TRIES_IN_ALL):
+                junk = await client.post("/pin", data=b"{" + b"9" * 5000 + b"}", headers={
+                    "Origin": client.origin, "Content-Type": "application/json"})
+                assert junk.status == 429 and _in_words((await junk.json())["error"])
+            assert access.pin == pin and said == ["pin_replaced"] and access.wrong_in_all == 0
+    run(go())

@@ -18,6 +18,7 @@ import asyncio
 import json
 import os
 import re
+import resource
 import shutil
 import socket
 import statistics
@@ -99,36 +100,43 @@ async def junk(n: int, port: int, until: float, tally: Counter[str]) -> None:
             await asyncio.sleep(0.05)
 
 
-async def host(link: str, port: int, until: float, times: list[float]) -> None:
-    base, rest = link.split("/pair/", 1)
-    token, _, fragment = rest.partition("#")
-    key, counter = unb64(fragment), 0
-    origin = {"Origin": f"http://127.0.0.1:{port}"}
-    async with aiohttp.ClientSession() as session:
-        async with session.post(f"{base}/pair/{token}", json={}, headers=origin) as paired:
+class Host:
+    """The paired host's page: the link's key, a signed request each time."""
+
+    def __init__(self, link: str, port: int) -> None:
+        self.base, rest = link.split("/pair/", 1)
+        self.token, _, fragment = rest.partition("#")
+        self.key, self.counter, self.epoch = unb64(fragment), 0, ""
+        self.origin = {"Origin": f"http://127.0.0.1:{port}"}
+        self.session = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))  # an IP address
+
+    async def pair(self) -> None:
+        async with self.session.post(f"{self.base}/pair/{self.token}", json={}, headers=self.origin) as paired:
             assert paired.status == 200, await paired.text()
-        async with session.get(f"{base}/api/epoch") as got:
-            epoch = (await got.json())["epoch"]
-
-        async def call(method: str, path: str, body: dict | None = None, csrf: str = "") -> dict:
-            nonlocal counter
-            counter += 1
-            data = json.dumps(body).encode() if body is not None else b""
-            headers = {**origin, "Content-Type": "application/json", "X-CSRF-Token": csrf,
-                       PROOF_HEADER: f"{epoch}.{counter}.{proof_mac(key, epoch, counter, method, path, data)}"}
-            async with session.request(method, f"{base}{path}", data=data or None, headers=headers,
-                                       timeout=aiohttp.ClientTimeout(total=30)) as answer:
-                return await answer.json()
-
-        state = await call("GET", "/api/state")
+        async with self.session.get(f"{self.base}/api/epoch") as got:
+            self.epoch = (await got.json())["epoch"]
+        state = await self.call("GET", "/api/state")
         if state["phase_id"] == "setup":
-            state = await call("POST", "/api/input", {"type": "setup", "roles": ROLES}, state["csrf"])
+            await self.call("POST", "/api/input", {"type": "setup", "roles": ROLES}, state["csrf"])
+
+    async def call(self, method: str, path: str, body: dict | None = None, csrf: str = "") -> dict:
+        self.counter += 1
+        data = json.dumps(body).encode() if body is not None else b""
+        mac = proof_mac(self.key, self.epoch, self.counter, method, path, data)
+        headers = {**self.origin, "Content-Type": "application/json", "X-CSRF-Token": csrf,
+                   PROOF_HEADER: f"{self.epoch}.{self.counter}.{mac}"}
+        async with self.session.request(method, f"{self.base}{path}", data=data or None, headers=headers,
+                                        timeout=aiohttp.ClientTimeout(total=30)) as answer:
+            return await answer.json()
+
+    async def play(self, until: float, times: list[float]) -> None:
+        """Read the state, enter a foul, undo it: every 100 ms, each answer timed."""
         while time.monotonic() < until:
             started = time.monotonic()
             try:
-                state = await call("GET", "/api/state")
-                await call("POST", "/api/input", {"type": "foul", "seat": 3}, state["csrf"])
-                await call("POST", "/api/undo", {}, state["csrf"])
+                state = await self.call("GET", "/api/state")
+                await self.call("POST", "/api/input", {"type": "foul", "seat": 3}, state["csrf"])
+                await self.call("POST", "/api/undo", {}, state["csrf"])
                 times.append((time.monotonic() - started) / 3)
             except (aiohttp.ClientError, OSError, TimeoutError):
                 times.append(30.0)
@@ -142,15 +150,18 @@ def percentile(values: list[float], p: float) -> float:
 
 async def attack(link: str, port: int, seconds: float, guessers: int, slow_clients: int) -> Counter[str]:
     quiet: list[float] = []
-    await host(link, port, time.monotonic() + 3, quiet)
+    host = Host(link, port)
+    await host.pair()
+    await host.play(time.monotonic() + 3, quiet)
     until = time.monotonic() + seconds
     tally: Counter[str] = Counter()
     times: list[float] = []
-    tasks = [asyncio.create_task(host(link, port, until, times))]
+    tasks = [asyncio.create_task(host.play(until, times))]
     tasks += [asyncio.create_task(guesser(n, port, until, tally)) for n in range(guessers)]
     tasks += [asyncio.create_task(slow(n, port, until, tally)) for n in range(slow_clients)]
     tasks += [asyncio.create_task(junk(n, port, until, tally)) for n in range(4)]
     await asyncio.gather(*tasks, return_exceptions=True)
+    await host.session.close()
     tally_text = ", ".join(f"{k}: {v}" for k, v in sorted(tally.items()))
     print(f"flood for {seconds:.0f} s: {guessers} guessers, {slow_clients} half-open clients, 4 junk senders")
     print(f"  answers: {tally_text}")
@@ -162,6 +173,8 @@ async def attack(link: str, port: int, seconds: float, guessers: int, slow_clien
 
 
 def main(seconds: float = 20.0, guessers: int = 16, slow_clients: int = 200) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # the attack's own sockets
     folder = Path(tempfile.mkdtemp(prefix="voicehost-bench-pin-"))
     port = free_port()
     log = folder / "serve.log"
@@ -183,7 +196,9 @@ def main(seconds: float = 20.0, guessers: int = 16, slow_clients: int = 200) -> 
         print(f"  PIN guesses sent: {sent}; weighed against a PIN: {weighed} "
               f"= {weighed * 60 / seconds:.1f} a minute, over {replaced + 1} PINs "
               f"(chance of a hit: {weighed / 1e6:.1e}); PINs replaced: {replaced}")
-        print(f"  terminal lines written during the flood: {len(printed.splitlines())}")
+        kinds = Counter(line[:50] for line in printed.splitlines())
+        print(f"  terminal lines in all: {len(printed.splitlines())}; most written: "
+              + "; ".join(f"{n}× {line!r}" for line, n in kinds.most_common(3)))
     finally:
         proc.terminate()
         proc.wait(timeout=10)

@@ -285,13 +285,16 @@ class Access:
         return None
 
     def pin_failed(self, client: str) -> None:
-        """A wrong PIN, or a body that is no PIN at all: it counts for the client and for the PIN."""
+        """A wrong PIN, or a body that is no PIN at all: it counts for the client and for the PIN
+        (while PINs are closed to everyone nothing is weighed, so nothing counts for the PIN)."""
         failures = self.failures.pop(client, (0, 0.0))[0] + 1
         pause = 0.0 if failures < FREE_PIN_TRIES else min(LONGEST_PAUSE,
                                                           FIRST_PAUSE * 2 ** (failures - FREE_PIN_TRIES))
         self.failures[client] = (failures, self.clock() + pause)
         while len(self.failures) > CLIENTS_REMEMBERED:
             self.failures.popitem(last=False)
+        if self.closed_until > self.clock():
+            return
         self.wrong_in_all += 1
         if self.wrong_in_all >= PIN_TRIES_IN_ALL:
             self.closed_until = self.clock() + min(ALL_LONGEST_PAUSE, ALL_FIRST_PAUSE * 2 ** self.replaced)

@@ -53,6 +53,8 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         response = _to_https(request, tls_port, texts)
     elif (request.method == "POST" or request.path.endswith("/ws")) and not access.origin_allowed(request):
         response = json_error(403, texts("foreign_origin"))
+    elif request.path == "/pin" and (wait := access.pin_wait(request.remote or "")) > 0:
+        response = json_error(429, texts("pin_wait", seconds=int(wait + 0.999)))  # not even read
     elif (refused := await _read_body(request, access)) is not None:
         response = json_error(refused[0], texts(refused[1]))
     else:
