@@ -439,3 +439,19 @@ def test_while_pins_are_closed_a_flood_neither_counts_nor_replaces_the_pin_again
                 assert junk.status == 429 and _in_words((await junk.json())["error"])
             assert access.pin == pin and said == ["pin_replaced"] and access.wrong_in_all == 0
     run(go())
+
+
+def test_the_last_connection_places_are_kept_for_paired_devices_and_the_tv():
+    """H2: thousands of addresses holding connections leave the host (and the TV) room."""
+    from voicehost.web.gate import RESERVED
+    from voicehost.web.texts import Texts
+
+    gate = Gate(Texts(), in_all=RESERVED + 20, per_address=2)
+    gate.trust("10.0.0.5")  # the host's phone proved itself
+    crowd = [f"10.8.{n // 200}.{n % 200}" for n in range(500)]
+    admitted = sum(gate.admit(address) for address in crowd)
+    assert admitted == 20 and gate.refused == 480
+    assert all(gate.admit("10.0.0.5") for _ in range(2)) and not gate.admit("10.0.0.5")  # its own cap still
+    for address in crowd[:3]:  # the host's two count too: three places free one for the crowd
+        gate.release(address)
+    assert gate.admit("10.8.0.99") and not gate.admit("10.8.0.98")

@@ -75,7 +75,9 @@ async def slow(n: int, port: int, until: float, tally: Counter[str]) -> None:
             await asyncio.wait_for(reader.read(100), max(0.1, until - time.monotonic()))
             tally["slow_dropped"] += 1
             writer.close()
-        except (OSError, TimeoutError):
+        except TimeoutError:
+            tally["slow_open_at_the_end"] += 1
+        except OSError:
             tally["slow_refused"] += 1
             await asyncio.sleep(0.05)
 
