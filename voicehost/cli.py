@@ -213,7 +213,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                     + (" from a recording" if args.audio_file else "")
                     + " (or type the game with --text)")
     if args.serve or args.lan:
-        _need_extra("web", ("aiohttp", "qrcode"), "the companion page")
+        _need_extra("web", ("aiohttp", "qrcode", "cryptography"), "the companion page")
     wav_file(args.audio_file, "--audio-file")
     input_file(args.host_script, "--host-script")
     input_file(args.resume, "--resume")
@@ -227,7 +227,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     input_file(args.script, "--script")
     output_file(args.journal, "--journal")
-    _need_extra("web", ("aiohttp", "qrcode"), "the companion page")
+    _need_extra("web", ("aiohttp", "qrcode", "cryptography"), "the companion page")
     from voicehost.live import session
 
     return session.serve(args)

@@ -140,18 +140,21 @@ async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port:
     app[FINGERPRINT] = print_fp
     runner = web.AppRunner(app, access_log=None, keepalive_timeout=15)
     await runner.setup()
+    trying = port
     try:
         plain = GatedSite(runner, bind, port, gate)
         await plain.start()
         ports["http"] = plain.bound
-        if lan:
+        if lan:  # HTTPS on the next port (the host's page), or any free one with --port 0
+            trying = ports["https"]
             secure = GatedSite(runner, bind, ports["https"], gate, ssl_context=context)
             await secure.start()
             ports["https"] = secure.bound
     except OSError as exc:
         await runner.cleanup()
-        raise VoicehostError(f"cannot serve the page on {bind}:{port} ({exc.strerror}): "
-                             f"choose another with --port") from None
+        raise VoicehostError(f"cannot serve the page on {bind}:{trying} ({exc.strerror}): "
+                             f"choose another with --port" + (" (--lan uses it and the next one)" if lan else "")
+                             ) from None
     hosts = allowed_hosts(bind, ports["http"], names)
     if lan:
         secure_hosts = allowed_hosts(bind, ports["https"], names)
