@@ -227,7 +227,7 @@ def _focus_ring_contrast(page) -> float:
 def _newest_pin(folder) -> str:
     """The PIN the terminal printed last: each pairing (and each run of wrong PINs) makes a new one."""
     log = (folder / "serve.log").read_text("utf-8")
-    return re.findall(r"(?:введите PIN|новым PIN|новый PIN) (\d{6})", log)[-1]
+    return re.findall(r"(?:введите PIN|новым PIN|новый PIN|или PIN) (\d{6})", log)[-1]
 
 
 def _approve(host, waiting) -> None:
