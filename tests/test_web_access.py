@@ -7,10 +7,10 @@ import asyncio
 import io
 import stat
 
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestServer
 
 from tests.conftest import ROLES
-from tests.test_web_api import _in_words, page, paired
+from tests.test_web_api import _in_words, judge_token, page, paired, signing_client
 from voicehost.game.moderator import Moderator
 from voicehost.journal import Table
 from voicehost.live import AudioClock, LiveTable
@@ -26,7 +26,7 @@ async def _served(devices: Devices):
     access = Access(set(), devices)
     hub = Hub(live, asyncio.get_running_loop())
     app = make_app(live, access, hub, io.StringIO(), lambda: f"/pair/{access.token}")
-    client = TestClient(TestServer(app, host="127.0.0.1"))
+    client = signing_client(TestServer(app, host="127.0.0.1"))
     await client.start_server()
     access.hosts = allowed_hosts("127.0.0.1", client.server.port)
     client.origin = f"http://127.0.0.1:{client.server.port}"
@@ -48,6 +48,7 @@ def test_a_paired_device_stays_paired_after_a_restart(tmp_path):
         # The same game resumed: a new process, a new PIN, the same key file.
         second, access2 = await _served(Devices(path))
         assert access2.pin is not None and access2.token != access.token
+        second.vh.update(key=first.vh["key"])   # the page's key, kept in its storage; a new epoch
         second.session.cookie_jar.update_cookies({COOKIE: cookie})
         again = await (await second.get("/api/state")).json()
         assert again["csrf"] == state["csrf"] and again["readonly"] is False
@@ -58,6 +59,7 @@ def test_a_paired_device_stays_paired_after_a_restart(tmp_path):
 
         # A forged or foreign-key cookie is not a session.
         third, _ = await _served(Devices(tmp_path / "other.devices"))
+        third.vh.update(key=first.vh["key"])
         third.session.cookie_jar.update_cookies({COOKIE: cookie})
         refused = await third.get("/api/state")
         assert refused.status == 401 and _in_words((await refused.json())["error"])
@@ -71,13 +73,14 @@ def test_host_revokes_a_device_and_its_live_channel_closes():
     async def go():
         async with page() as (client, live, access):
             await paired(client, access)
-            phone = client.session.cookie_jar.filter_cookies(client.make_url("/"))[COOKIE].value
             ws = await client.ws_connect("/api/ws", headers={"Origin": client.origin})
             await ws.receive_str()
-            client.session.cookie_jar.clear()
-            state = await paired(client, access)
+            laptop = signing_client(client.server)
+            await laptop.start_server()
+            laptop.origin = client.origin
+            state = await paired(laptop, access, approver=client)
             assert [d["id"] for d in state["devices"]] == ["1", "2"] and state["devices"][1]["current"]
-            revoked = await client.post("/api/devices/1/revoke", json={},
+            revoked = await laptop.post("/api/devices/1/revoke", json={},
                                         headers={"Origin": client.origin, "X-CSRF-Token": state["csrf"]})
             body = await revoked.json()
             assert revoked.status == 200 and body["message"] == "Устройство 1 отключено"
@@ -87,9 +90,8 @@ def test_host_revokes_a_device_and_its_live_channel_closes():
             while closed.type.name == "TEXT" and asyncio.get_running_loop().time() < deadline:
                 closed = await asyncio.wait_for(ws.receive(), 5)
             assert ws.close_code == 4401
-            client.session.cookie_jar.clear()
-            client.session.cookie_jar.update_cookies({COOKIE: phone})
             assert (await client.get("/api/state")).status == 401
+            await laptop.close()
     asyncio.run(go())
 
 
@@ -101,7 +103,7 @@ def test_judge_link_gives_a_read_only_paired_view():
                                      headers={"Origin": client.origin, "X-CSRF-Token": state["csrf"]})
             link = (await made.json())["judge_link"]
             assert link.startswith("/pair/") or link.startswith("http://")
-            token = link.rsplit("/pair/", 1)[1]
+            token = judge_token(client, link, access)
             client.session.cookie_jar.clear()
             judged = await client.post(f"/pair/{token}", headers={"Origin": client.origin})
             assert judged.status == 200
@@ -151,15 +153,23 @@ def test_the_table_view_shows_the_winner_at_the_end():
     asyncio.run(go())
 
 
-def test_the_landing_page_pairs_without_script_too():
+def test_the_link_pairs_but_without_its_fragment_key_the_cookie_does_nothing():
+    """S1: the key is the link's #fragment, which no request carries: whoever spends a
+    sniffed link (or steals the cookie) holds a cookie that neither reads nor acts."""
     async def go():
         async with page() as (client, live, access):
             landing = await client.get(f"/pair/{access.token}")
             assert 'method="post"' in await landing.text()
-            posted = await client.post(f"/pair/{access.token}", data={"go": "1"}, allow_redirects=False,
-                                       headers={"Origin": client.origin})
-            assert posted.status == 303 and posted.headers["Location"] == "/"
-            assert (await client.get("/api/state")).status == 200
+            posted = await client.post(f"/pair/{access.token}", json={}, headers={"Origin": client.origin})
+            assert posted.status == 200 and COOKIE in posted.headers["Set-Cookie"]
+            for path in ("/api/state", "/api/protocol.csv", "/api/protocol.json"):
+                refused = await client.get(path)
+                assert refused.status == 401 and _in_words((await refused.json())["error"]), path
+            csrf = access.devices.sign("csrf", "1")
+            act = await client.post("/api/input", json={"type": "foul", "seat": 1},
+                                    headers={"Origin": client.origin, "X-CSRF-Token": csrf})
+            assert act.status == 401 and live.game.fouls[1] == 0
+            assert (await client.get("/api/ws", headers={"Origin": client.origin})).status == 401
     asyncio.run(go())
 
 

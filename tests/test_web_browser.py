@@ -226,19 +226,34 @@ def _focus_ring_contrast(page) -> float:
     return (light + 0.05) / (dark + 0.05)
 
 
+def _newest_pin(folder) -> str:
+    """The PIN the terminal printed last: each pairing (and each run of wrong PINs) makes a new one."""
+    log = (folder / "serve.log").read_text("utf-8")
+    return re.findall(r"(?:введите PIN|новым PIN|новый PIN|или PIN) (\d{6})", log)[-1]
+
+
+def _approve(host, waiting) -> None:
+    """The waiting device shows its code; the host approves that code on its page."""
+    expect(waiting.locator("#error")).to_contain_text("Код этого устройства", timeout=10_000)
+    code = re.search(r"(\d{4})$", waiting.locator("#error").text_content().strip()).group(1)
+    host.get_by_role("button", name=f"Подключить устройство {code}").click()
+
+
 def test_a_revoked_device_is_told_and_pairs_again_with_the_pin(served):
     url, base, folder = served
-    pin = re.search(r"введите PIN (\d{6})", (folder / "serve.log").read_text("utf-8")).group(1)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         phone = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
         phone.goto(url)
         expect(phone.locator("#conn")).to_have_text("на связи", timeout=10_000)
+        # The link paired the phone and was replaced, with the PIN: the laptop types the new
+        # PIN and waits until the phone approves it.
         laptop = browser.new_context().new_page()
         laptop.goto(base + "/pin")
-        laptop.get_by_label("PIN из терминала (6 цифр)").fill(pin)
+        laptop.get_by_label("PIN из терминала (6 цифр)").fill(_newest_pin(folder))
         laptop.get_by_role("button", name="Войти").click()
-        expect(laptop.locator("#devices-list")).to_contain_text("Устройство 1: ведущий")
+        _approve(phone, laptop)
+        expect(laptop.locator("#devices-list")).to_contain_text("Устройство 1: ведущий", timeout=10_000)
         laptop.get_by_role("button", name=re.compile("^Отключить: Устройство 1")).click()
         expect(laptop.locator("#notice")).to_have_text("Устройство 1 отключено")
 
@@ -248,11 +263,17 @@ def test_a_revoked_device_is_told_and_pairs_again_with_the_pin(served):
         expect(phone.locator("#repair-pin")).to_be_focused()
         assert phone.evaluate("() => document.getElementById('board').inert") is True
         assert axe_violations(phone) == []
+        pin = _newest_pin(folder)
         phone.locator("#repair-pin").fill("000000" if pin != "000000" else "111111")
         phone.get_by_role("button", name="Войти").click()
         expect(phone.locator("#error")).to_have_text("Неверный PIN; попыток до паузы: 2")
         phone.locator("#repair-pin").fill(pin)
         phone.get_by_role("button", name="Войти").click()
+        expect(laptop.locator("#pending")).to_be_visible(timeout=10_000)
+        assert axe_violations(laptop) == []
+        code = laptop.locator("#pending p").first.text_content()
+        assert re.search(r"\d{4}", phone.locator("#error").text_content()).group(0) in code
+        laptop.get_by_role("button", name=re.compile("^Подключить устройство")).click()
         expect(phone.locator("#conn")).to_have_text("на связи", timeout=15_000)
         expect(phone.locator("#unpaired")).to_be_hidden()
         expect(phone.locator("#phase")).to_contain_text("Подсчёт голосов")

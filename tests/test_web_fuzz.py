@@ -114,7 +114,8 @@ def test_the_issue_9_bodies_one_by_one():
          "Нужен номер игрока"),
         ("/api/input", b'{"type": "foul", "seat": ' + b"9" * 5000 + b"}", "application/json", 400,
          "Слишком длинное число"),
-        ("/api/input", b"[" * 20000 + b"]" * 20000, "application/json", 400, "слишком сложный"),
+        ("/api/input", b"[" * 4000 + b"]" * 4000, "application/json", 400, "слишком сложный"),
+        ("/api/input", b"[" * 20000 + b"]" * 20000, "application/json", 413, "слишком большой"),  # before parsing
         ("/api/input", b'{"type": "foul", "seat": 1}', "application/json; charset=klingon", 415,
          "Неизвестная кодировка"),
         ("/api/reveal", b'{"show": "\xff"}', "application/json", 400, "не UTF-8"),

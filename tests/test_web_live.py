@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestServer
 
 from tests.conftest import ROLES
-from tests.test_web_api import paired, post
+from tests.test_web_api import judge_token, paired, post, signing_client
 from voicehost.cli import main
 from voicehost.game.model import Phase
 from voicehost.game.moderator import Moderator
@@ -37,7 +37,7 @@ async def serve(live: LiveTable):
     hub = Hub(live, asyncio.get_running_loop())
     app = make_app(live, access, hub, io.StringIO(), lambda: f"/pair/{access.token}")
     server = TestServer(app, host="127.0.0.1")
-    client = TestClient(server)
+    client = signing_client(server)
     await client.start_server()
     access.hosts = allowed_hosts("127.0.0.1", server.port)
     client.origin = f"http://127.0.0.1:{server.port}"
@@ -265,7 +265,7 @@ def test_a_judge_cannot_name_players():
             csrf = (await paired(client, access))["csrf"]
             link = (await (await post(client, "/api/devices/judge", {}, csrf)).json())["judge_link"]
             client.session.cookie_jar.clear()
-            token = link.rsplit("/pair/", 1)[1]
+            token = judge_token(client, link, access)
             assert (await client.post(f"/pair/{token}", headers={"Origin": client.origin})).status == 200
             judge = await (await client.get("/api/state")).json()
             answer = await post(client, "/api/input", {"type": "names", "names": {"1": "Алиса"}}, judge["csrf"])

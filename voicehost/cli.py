@@ -261,7 +261,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.audio_file:   # without the live extra a live game falls back to typed play (session.run)
         _need_extra("live", ("vosk", "pyaudio"), "playing by voice from a recording")
     if args.serve or args.lan:
-        _need_extra("web", ("aiohttp", "qrcode"), "the companion page")
+        _need_extra("web", ("aiohttp", "qrcode", "cryptography"), "the companion page")
     wav_file(args.audio_file, "--audio-file")
     input_file(args.host_script, "--host-script")
     input_file(args.resume, "--resume")
@@ -281,7 +281,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     input_file(args.script, "--script")
     output_file(args.journal, "--journal", journal=True)
     apart(journal_outputs("--journal", args.journal), {"--script": args.script})
-    _need_extra("web", ("aiohttp", "qrcode"), "the companion page")
+    _need_extra("web", ("aiohttp", "qrcode", "cryptography"), "the companion page")
     from voicehost.live import session
 
     return session.serve(args)

@@ -1,15 +1,28 @@
 """Who may use the host's page, and from where.
 
-A one-time pairing link (or a 6-digit PIN) pairs a device. A paired device
-holds an HttpOnly, SameSite=Strict cookie signed with a key kept beside the
-journal (mode 0600), so a game resumed after a crash keeps its paired devices;
-the host can revoke any of them. Wrong PINs slow down only the client that
-typed them, with a growing pause. Every request must name an allowed Host (no
-DNS rebinding); every POST and live-update connection must come from an
-allowed Origin; every POST carries the device's CSRF token."""
+A pairing link (or a 6-digit PIN) pairs ONE device; then both are replaced.
+The first host device pairs at once; every later one waits until a paired host
+device approves it on its page (a judge's link, made on a host device, is that
+approval). A paired device holds an HttpOnly, SameSite=Strict cookie signed
+with a key kept beside the journal (mode 0600), so a game resumed after a crash
+keeps its paired devices; the host can revoke any of them.
+
+The cookie alone does nothing: every request of a paired device carries a
+proof, an HMAC of the request under the device's own key. That key never
+crosses the network: a link's key is in its #fragment (which browsers never
+send), a PIN's is agreed by ECDH (P-256) between the page and the table. Each
+proof names this server's epoch and a counter used once, so a captured request
+cannot be replayed.
+
+Wrong PINs pause the client that typed them, and count for the PIN itself
+whatever the address: after PIN_TRIES_IN_ALL wrong ones (from anywhere) the PIN
+is replaced and nobody may try one for a growing pause. Every request must name
+an allowed Host (no DNS rebinding); every POST and live-update connection must
+come from an allowed Origin."""
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import hmac
 import json
@@ -19,7 +32,7 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +44,19 @@ from voicehost.web.validate import Refusal
 log = logging.getLogger(__name__)
 
 COOKIE = "vh_session"
-FREE_PIN_TRIES = 3
+PROOF_HEADER = "X-VH-Proof"
+FREE_PIN_TRIES = 3            # wrong PINs one address may type before its own pause
 FIRST_PAUSE = 5.0
 LONGEST_PAUSE = 600.0
+PIN_TRIES_IN_ALL = 5          # wrong PINs, from any address, one PIN survives
+ALL_FIRST_PAUSE = 10.0        # then a new PIN and a pause for everyone, doubling each time
+ALL_LONGEST_PAUSE = 300.0
 SESSION_SECONDS = 24 * 3600
 CLIENTS_REMEMBERED = 4096
+PENDING_SECONDS = 300.0       # how long a device waits for the host's approval
+PENDING_MAX = 8
+PROOF_WINDOW = 64             # how far behind the newest counter a proof may come (tabs, reordering)
+PIN_KEY_LABEL = b"voicehost pin key"
 HOST, JUDGE = "host", "judge"
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -62,8 +83,61 @@ class Session:
         return self.kind != HOST
 
 
-def _b64(data: bytes) -> str:
+@dataclass
+class Pending:
+    """A device that opened a valid link or typed the right PIN, waiting for a host's approval."""
+    kind: str
+    via: str
+    key: bytes
+    at: float
+    code: str
+    cookie: str | None = None
+    refused: bool = False
+    counters: Counters = field(default_factory=lambda: Counters())
+
+
+@dataclass
+class Grant:
+    """What a right PIN or an unspent link gives: a cookie now, or a place in the queue."""
+    cookie: str | None = None
+    pending: str | None = None
+    code: str = ""
+
+
+class Counters:
+    """The counters a device's proofs have used: each once, none far behind the newest."""
+
+    def __init__(self) -> None:
+        self.high = 0
+        self.seen: set[int] = set()
+
+    def use(self, counter: int) -> bool:
+        if counter <= self.high - PROOF_WINDOW or counter in self.seen:
+            return False
+        self.seen.add(counter)
+        if counter > self.high:
+            self.high = counter
+            self.seen = {c for c in self.seen if c > self.high - PROOF_WINDOW}
+        return True
+
+
+def b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def proof_mac(key: bytes, epoch: str, counter: int, method: str, path: str, body: bytes) -> str:
+    """The proof of one request: HMAC-SHA256 over epoch, counter, method, path and body."""
+    head = f"{epoch}\n{counter}\n{method.upper()}\n{path}\n".encode()
+    return b64(hmac.new(key, head + body, hashlib.sha256).digest())
+
+
+def pin_key(shared: bytes) -> bytes:
+    """A PIN-paired device's key, from the ECDH secret both sides computed."""
+    return hashlib.sha256(PIN_KEY_LABEL + shared).digest()
 
 
 class Devices:
@@ -75,6 +149,7 @@ class Devices:
         self.key = secrets.token_bytes(32)
         self.paired: dict[str, dict[str, Any]] = {}
         self.serial = 0
+        self.tv = secrets.token_urlsafe(9)
         if path is not None and path.exists():
             self._load(path)
         elif path is not None:
@@ -86,6 +161,7 @@ class Devices:
             self.key = bytes.fromhex(data["key"])
             self.paired = {str(k): dict(v) for k, v in data.get("devices", {}).items()}
             self.serial = int(data.get("serial", len(self.paired)))
+            self.tv = str(data.get("tv") or self.tv)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             log.warning("paired devices file %s unreadable (%s): pairing starts afresh", path, exc)
             self.key, self.paired, self.serial = secrets.token_bytes(32), {}, 0
@@ -96,7 +172,7 @@ class Devices:
     def save(self) -> None:
         if self.path is None:
             return
-        data = json.dumps({"key": self.key.hex(), "serial": self.serial, "devices": self.paired})
+        data = json.dumps({"key": self.key.hex(), "serial": self.serial, "tv": self.tv, "devices": self.paired})
         try:
             write_atomic(self.path, data)   # its temp file is made 0600, so the key is never readable
         except OSError as exc:
@@ -104,10 +180,11 @@ class Devices:
                         self.path, exc)
             self.path = None
 
-    def add(self, kind: str, via: str) -> str:
+    def add(self, kind: str, via: str, key: bytes | None = None) -> str:
         self.serial += 1
         device = str(self.serial)
-        self.paired[device] = {"kind": kind, "via": via, "at": time.time()}
+        self.paired[device] = {"kind": kind, "via": via, "at": time.time(),
+                               "key": (key or secrets.token_bytes(32)).hex()}
         self.save()
         return device
 
@@ -117,73 +194,179 @@ class Devices:
         self.save()
         return True
 
+    def device_key(self, device: str) -> bytes | None:
+        try:
+            return bytes.fromhex(str(self.paired[device]["key"]))
+        except (KeyError, ValueError):
+            return None
+
     def sign(self, purpose: str, device: str) -> str:
-        return _b64(hmac.new(self.key, f"{purpose}:{device}".encode(), hashlib.sha256).digest())
+        return b64(hmac.new(self.key, f"{purpose}:{device}".encode(), hashlib.sha256).digest())
 
 
 class Access:
     def __init__(self, hosts: set[str], devices: Devices | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.hosts = {h.lower() for h in hosts}
+        self.origins: set[str] | None = None   # None: http:// of every allowed host
         self.devices = devices or Devices()
         self.clock = clock
-        self.token = secrets.token_urlsafe(24)
-        self.judge_tokens: set[str] = set()
-        self.pin = f"{secrets.randbelow(10 ** 6):06d}"
+        self.epoch = secrets.token_urlsafe(9)
+        self.token, self.link_key = "", b""
+        self.pin = ""
+        self.new_token()
+        self.new_pin()
+        self.judge_tokens: dict[str, bytes] = {}
         self.failures: OrderedDict[str, tuple[int, float]] = OrderedDict()
+        self.wrong_in_all = 0       # wrong PINs (from anywhere) since this PIN was made
+        self.replaced = 0           # PINs replaced for wrong tries since the last pairing
+        self.closed_until = 0.0     # no PIN from anyone before this moment
+        self.pending: OrderedDict[str, Pending] = OrderedDict()
+        self.counters: dict[str, Counters] = {}
         self.reveal: dict[str, bool] = {}
+        self.announce: Callable[[str], None] = lambda what: None   # a pairing event, for the terminal
+        self.on_proven: Callable[[str], None] = lambda address: None   # an address that proved a device
 
     # ----------------------------------------------------------- pairing
 
     def new_token(self) -> str:
-        self.token = secrets.token_urlsafe(24)
+        self.token, self.link_key = secrets.token_urlsafe(24), secrets.token_bytes(32)
         return self.token
 
-    def new_judge_token(self) -> str:
-        token = secrets.token_urlsafe(24)
-        self.judge_tokens = set(list(self.judge_tokens)[-4:]) | {token}
-        return token
+    def new_pin(self) -> str:
+        self.pin = f"{secrets.randbelow(10 ** 6):06d}"
+        self.wrong_in_all = 0
+        return self.pin
 
-    def use_token(self, token: str) -> str | None:
-        """A new cookie for a one-time token, which is spent (a new host token is made)."""
-        if hmac.compare_digest(token.encode(), self.token.encode()):
-            self.new_token()
-            return self._pair(HOST, "link")
-        for judge in list(self.judge_tokens):
+    def link_path(self) -> str:
+        """The host link's path and fragment: the fragment is its key and never reaches a server."""
+        return f"/pair/{self.token}#{b64(self.link_key)}"
+
+    def new_judge_link(self) -> str:
+        token, key = secrets.token_urlsafe(24), secrets.token_bytes(32)
+        self.judge_tokens = dict(list(self.judge_tokens.items())[-4:])
+        self.judge_tokens[token] = key
+        return f"/pair/{token}#{b64(key)}"
+
+    def needs_approval(self) -> bool:
+        return any(r.get("kind") == HOST for r in self.devices.paired.values())
+
+    def use_token(self, token: str) -> Grant | None:
+        """The host link pairs one device (then a new link and PIN are made); a judge's link,
+        made on a host device, pairs its judge at once."""
+        for judge, key in list(self.judge_tokens.items()):
             if hmac.compare_digest(token.encode(), judge.encode()):
-                self.judge_tokens.discard(judge)
-                return self._pair(JUDGE, "link")
+                del self.judge_tokens[judge]
+                return Grant(cookie=self._pair(JUDGE, "link", key))
+        if self.token and hmac.compare_digest(token.encode(), self.token.encode()):
+            key = self.link_key
+            self._spent()
+            return self._grant("link", key)
         return None
 
     def pin_wait(self, client: str) -> float:
         """Seconds this client must still wait before its next PIN try (0: go ahead)."""
         failures, until = self.failures.get(client, (0, 0.0))
-        return max(0.0, until - self.clock())
+        return max(0.0, until - self.clock(), self.closed_until - self.clock())
 
     def pin_tries_left(self, client: str) -> int:
-        return max(0, FREE_PIN_TRIES - self.failures.get(client, (0, 0.0))[0])
+        mine = FREE_PIN_TRIES - self.failures.get(client, (0, 0.0))[0]
+        return max(0, min(mine, PIN_TRIES_IN_ALL - self.wrong_in_all))
 
-    def use_pin(self, pin: str, client: str = "") -> str | None:
+    def use_pin(self, pin: str, client: str = "", key: bytes | None = None) -> Grant | None:
+        """A right PIN (with the key the page agreed) pairs one device; a wrong one counts."""
         if self.pin_wait(client) > 0:
             return None
-        if hmac.compare_digest(pin.strip().encode(), self.pin.encode()):
+        if key is not None and hmac.compare_digest(pin.strip().encode(), self.pin.encode()):
             self.failures.pop(client, None)
-            return self._pair(HOST, "pin")
+            self._spent()
+            return self._grant("pin", key)
+        self.pin_failed(client)
+        return None
+
+    def pin_failed(self, client: str) -> None:
+        """A wrong PIN, or a body that is no PIN at all: it counts for the client and for the PIN
+        (while PINs are closed to everyone nothing is weighed, so nothing counts for the PIN)."""
         failures = self.failures.pop(client, (0, 0.0))[0] + 1
         pause = 0.0 if failures < FREE_PIN_TRIES else min(LONGEST_PAUSE,
                                                           FIRST_PAUSE * 2 ** (failures - FREE_PIN_TRIES))
         self.failures[client] = (failures, self.clock() + pause)
         while len(self.failures) > CLIENTS_REMEMBERED:
             self.failures.popitem(last=False)
-        return None
+        if self.closed_until > self.clock():
+            return
+        self.wrong_in_all += 1
+        if self.wrong_in_all >= PIN_TRIES_IN_ALL:
+            self.closed_until = self.clock() + min(ALL_LONGEST_PAUSE, ALL_FIRST_PAUSE * 2 ** self.replaced)
+            self.replaced += 1
+            self.new_pin()
+            log.warning("%d wrong PINs: a new PIN, and none accepted for a while", PIN_TRIES_IN_ALL)
+            self.announce("pin_replaced")
 
-    def _pair(self, kind: str, via: str) -> str:
-        device = self.devices.add(kind, via)
+    def _spent(self) -> None:
+        """The terminal's link and PIN pair one device each: both are made anew."""
+        self.new_token()
+        self.new_pin()
+        self.replaced, self.closed_until = 0, 0.0
+
+    def _grant(self, via: str, key: bytes) -> Grant:
+        if not self.needs_approval():
+            grant = Grant(cookie=self._pair(HOST, via, key))
+            self.announce("paired")
+            return grant
+        now = self.clock()
+        for old, waiting in list(self.pending.items()):
+            if now - waiting.at > PENDING_SECONDS:
+                del self.pending[old]
+        while len(self.pending) >= PENDING_MAX:
+            self.pending.popitem(last=False)
+        ident = secrets.token_urlsafe(12)
+        code = f"{secrets.randbelow(10 ** 4):04d}"
+        self.pending[ident] = Pending(HOST, via, key, now, code)
+        self.announce("pending")
+        return Grant(pending=ident, code=code)
+
+    def approve(self, ident: str, yes: bool) -> bool:
+        waiting = self.pending.get(ident)
+        if waiting is None or waiting.cookie is not None or waiting.refused:
+            return False
+        if yes:
+            waiting.cookie = self._pair(waiting.kind, waiting.via, waiting.key)
+        else:
+            waiting.refused = True
+        return True
+
+    def pending_list(self) -> list[dict[str, Any]]:
+        now = self.clock()
+        return [{"id": ident, "via": p.via, "code": p.code, "age": int(now - p.at)}
+                for ident, p in self.pending.items()
+                if p.cookie is None and not p.refused and now - p.at <= PENDING_SECONDS]
+
+    def _pair(self, kind: str, via: str, key: bytes) -> str:
+        device = self.devices.add(kind, via, key)
         return f"{device}.{self.devices.sign('session', device)}"
+
+    # ----------------------------------------------------------- proofs
+
+    def proof_ok(self, request: web.Request, key: bytes, counters: Counters) -> bool:
+        """The request's proof (header, or `proof` in the query for a live channel) under `key`."""
+        proof = request.headers.get(PROOF_HEADER) or request.query.get("proof", "")
+        epoch, _, rest = proof.partition(".")
+        counter, _, mac = rest.partition(".")
+        if (not hmac.compare_digest(epoch.encode("utf-8", "replace"), self.epoch.encode())
+                or not counter.isascii() or not counter.isdigit() or len(counter) > 18 or not mac):
+            return False
+        body = request.get(BODY, b"")
+        path = request.raw_path.split("?", 1)[0]
+        expected = proof_mac(key, self.epoch, int(counter), request.method, path, body)
+        if not hmac.compare_digest(mac.encode("utf-8", "replace"), expected.encode()):
+            return False
+        return counters.use(int(counter))
 
     # ----------------------------------------------------------- sessions
 
     def session(self, request: web.Request) -> Session | None:
+        """The device the cookie names (no proof asked: for pages that hold no secret)."""
         device, _, signature = request.cookies.get(COOKIE, "").partition(".")
         if not device or len(device) > 12 or not signature:
             return None
@@ -195,8 +378,21 @@ class Access:
         return Session(device, str(record.get("kind", JUDGE)), self.devices.sign("csrf", device),
                        self.reveal.get(device, False))
 
+    def proven_session(self, request: web.Request) -> Session:
+        """The cookie's device, and this request's proof under that device's key; else a refusal."""
+        session = self.session(request)
+        if session is None:
+            raise Refusal(401, "not_paired")
+        key = self.devices.device_key(session.id)
+        counters = self.counters.setdefault(session.id, Counters())
+        if key is None or not self.proof_ok(request, key, counters):
+            raise Refusal(401, "no_proof", epoch=self.epoch)
+        self.on_proven(request.remote or "")
+        return session
+
     def revoke(self, device: str) -> bool:
         self.reveal.pop(device, None)
+        self.counters.pop(device, None)
         return self.devices.remove(device)
 
     def device_list(self, current: str) -> list[dict[str, Any]]:
@@ -211,12 +407,24 @@ class Access:
         return request.host.lower() in self.hosts
 
     def origin_allowed(self, request: web.Request) -> bool:
-        origin = request.headers.get("Origin", "")
-        return origin.lower() in {f"http://{h}" for h in self.hosts}
+        origin = request.headers.get("Origin", "").lower()
+        if self.origins is not None:  # the LAN: an https origin for HTTPS, the board's own for plain HTTP
+            return origin in self.origins and origin.startswith("https://") == request.secure
+        return origin in {f"http://{h}" for h in self.hosts}
 
-    def set_cookie(self, response: web.StreamResponse, value: str) -> None:
+    def set_cookie(self, response: web.StreamResponse, value: str, secure: bool = False) -> None:
         response.set_cookie(COOKIE, value, httponly=True, samesite="Strict", path="/",
-                            max_age=SESSION_SECONDS)
+                            max_age=SESSION_SECONDS, secure=secure)
+
+
+def decode_key(text: Any) -> bytes | None:
+    """A key the page sends (base64url), or None when it is not one."""
+    if not isinstance(text, str) or len(text) > 200:
+        return None
+    try:
+        return unb64(text)
+    except (ValueError, binascii.Error):
+        return None
 
 
 def devices_file(journal: Path | None) -> Path | None:
@@ -230,21 +438,27 @@ def allowed_hosts(bound: str, port: int, extra: tuple[str, ...] = ()) -> set[str
 
 
 ACCESS_KEY = web.AppKey("access", Access)
+BODY = web.RequestKey("body", bytes)   # the request's body, read whole (and bounded) by the guard
 
 
 def require_session(request: web.Request) -> Session:
-    """A paired device (host or judge), else 401."""
-    session = request.app[ACCESS_KEY].session(request)
-    if session is None:
-        raise Refusal(401, "not_paired")
-    return session
+    """A paired device (host or judge) with this request's proof, else 401."""
+    return request.app[ACCESS_KEY].proven_session(request)
 
 
 def require_host(request: web.Request) -> Session:
-    """A paired host device (not a read-only judge) with the right CSRF token."""
+    """A paired host device (not a read-only judge), its proof and its CSRF token."""
     session = require_session(request)
     if not _csrf_ok(request, session):
         raise Refusal(403, "stale_page")
+    if session.readonly:
+        raise Refusal(403, "readonly")
+    return session
+
+
+def require_reader(request: web.Request) -> Session:
+    """A paired host device with its proof: what may read the roles (a judge may not)."""
+    session = require_session(request)
     if session.readonly:
         raise Refusal(403, "readonly")
     return session

@@ -18,7 +18,7 @@ from voicehost.journal import Table, last_host_input
 from voicehost.live import LiveTable
 from voicehost.live.ending import protocol_csv  # one writer for the page and the file
 from voicehost.live.table import TableStopped
-from voicehost.web.access import ACCESS_KEY, Access, Session, require_host, require_session
+from voicehost.web.access import ACCESS_KEY, Access, Session, require_host, require_reader, require_session
 from voicehost.web.guard import dumps, json_error
 from voicehost.web.hub import HUB, Hub
 from voicehost.web.pages import BASE_URL
@@ -177,8 +177,24 @@ async def api_judge(request: web.Request) -> web.Response:
     session = require_host(request)
     await _object(request)
     access: Access = request.app[ACCESS_KEY]
-    url = f"{request.app[BASE_URL]()}/pair/{access.new_judge_token()}"
+    url = f"{request.app[BASE_URL]()}{access.new_judge_link()}"
     return _state(request, session, judge_link=url)
+
+
+async def api_approve(request: web.Request) -> web.Response:
+    """A paired host device lets a waiting device in (or turns it away)."""
+    session = require_host(request)
+    await _object(request)
+    access: Access = request.app[ACCESS_KEY]
+    if not access.approve(request.match_info["id"], request.match_info["verdict"] == "approve"):
+        raise Refusal(404, "no_device")
+    request.app[HUB].wake()
+    return _state(request, session)
+
+
+async def api_epoch(request: web.Request) -> web.Response:
+    """This server's epoch, which every proof names (no secret: it only ends replays across restarts)."""
+    return web.json_response({"epoch": request.app[ACCESS_KEY].epoch})
 
 
 async def api_revoke(request: web.Request) -> web.Response:
@@ -193,7 +209,7 @@ async def api_revoke(request: web.Request) -> web.Response:
 
 
 async def api_protocol(request: web.Request) -> web.StreamResponse:
-    require_session(request)
+    require_reader(request)  # the roles: never to a judge's device
     live: LiveTable = request.app[HUB].live
     with live.lock:
         if request.match_info["fmt"] == "csv":
@@ -204,8 +220,8 @@ async def api_protocol(request: web.Request) -> web.StreamResponse:
 
 
 async def api_export(request: web.Request) -> web.StreamResponse:
-    """The finished game as a rating platform's record (mafiaratings, Polemica)."""
-    require_session(request)
+    """The finished game as a rating platform's record (mafiaratings, Polemica): it names roles."""
+    require_reader(request)
     live: LiveTable = request.app[HUB].live
     fmt = request.match_info["fmt"]
     with live.lock:  # the game and its accepted inputs, as a journal.Table holds them
@@ -239,5 +255,7 @@ def add_api(app: web.Application) -> None:
     app.router.add_post("/api/suggestions/{id}/dismiss", api_dismiss)
     app.router.add_post("/api/devices/judge", api_judge)
     app.router.add_post("/api/devices/{id}/revoke", api_revoke)
+    app.router.add_post("/api/devices/pending/{id}/{verdict:approve|refuse}", api_approve)
+    app.router.add_get("/api/epoch", api_epoch)
     app.router.add_get("/api/protocol.{fmt:json|csv}", api_protocol)
     app.router.add_get("/api/export.{fmt:mafiaratings|polemica}", api_export)

@@ -3,6 +3,7 @@ suggestions the page shows, and the websockets every change is pushed to."""
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 import secrets
 from collections import Counter
@@ -21,10 +22,14 @@ from voicehost.web.validate import Refusal
 # ones from one client must not starve the host's requests of file descriptors.
 # Public (table) channels count per client address; a paired device's own
 # channels count apart, so idle public ones can never lock the host out.
+# The TV keeps its own slots: a table channel naming the game's TV key (the
+# table link printed in the terminal carries it) counts apart from the public
+# ones, so a flood of public channels from many addresses never shuts it out.
 SOCKETS_PER_CLIENT = 8
 SOCKETS_IN_ALL = 64
 HOST_SOCKETS_PER_DEVICE = 6
 HOST_SOCKETS_IN_ALL = 32
+TV_SOCKETS = 4
 
 
 class Hub:
@@ -44,6 +49,7 @@ class Hub:
         self.table_sockets: set[web.WebSocketResponse] = set()
         self.clients: Counter[tuple[str, str]] = Counter()
         self.unexpected = 0
+        self.refused_bodies = 0
         self.epoch = secrets.token_hex(4)  # a restarted server numbers its lines afresh
         self._wake = asyncio.Event()
         live.listeners.append(self.on_outputs)
@@ -70,10 +76,14 @@ class Hub:
             state = host_state(self.live, self.texts, reveal_roles=session.reveal_roles and not session.readonly,
                                csrf=session.csrf, log=self.log, suggestions=self.open_suggestions(),
                                answers_dismissed=self.answers_dismissed)
+        if session.readonly:
+            judge_view(state)
         state["readonly"] = session.readonly
         state["epoch"] = self.epoch
         state["device"] = session.id
-        state["devices"] = self.access.device_list(session.id) if self.access and not session.readonly else []
+        host = self.access is not None and not session.readonly
+        state["devices"] = self.access.device_list(session.id) if self.access and host else []
+        state["pending"] = self.access.pending_list() if self.access and host else []
         return state
 
     def table_view(self) -> dict[str, Any]:
@@ -114,6 +124,19 @@ class Hub:
 HUB: web.AppKey[Hub] = web.AppKey("hub", Hub)
 
 
+def judge_view(state: dict[str, Any]) -> None:
+    """What a read-only judge may not see: anything that tells a role (the night's
+    answers, private lines, which roles live, the last input, whether a role can act)."""
+    state["answers"] = {"night": state.get("answers", {}).get("night", 0), "items": []}
+    state["log"] = [line for line in state.get("log", []) if not line.get("private")]
+    state["don_alive"] = state["sheriff_alive"] = None
+    state["last_input"] = None
+    if state.get("window_action"):
+        state["window_action"] = {**state["window_action"], "can_act": None}
+    for seat in state.get("seats", []):
+        seat.pop("role", None)
+
+
 async def _send(ws: web.WebSocketResponse, text: str) -> bool:
     """False when the channel is gone (its owner then forgets it)."""
     try:
@@ -126,9 +149,14 @@ async def _send(ws: web.WebSocketResponse, text: str) -> bool:
 async def _socket(request: web.Request, *, host: bool) -> web.WebSocketResponse:
     hub: Hub = request.app[HUB]
     session = require_session(request) if host else None
-    kind = "host" if host else "table"
-    client = (kind, session.id if session else (request.remote or ""))
-    each, together = (HOST_SOCKETS_PER_DEVICE, HOST_SOCKETS_IN_ALL) if host else (SOCKETS_PER_CLIENT, SOCKETS_IN_ALL)
+    tv = not host and hub.access is not None and hmac.compare_digest(
+        request.query.get("tv", "").encode("utf-8", "replace"), hub.access.devices.tv.encode())
+    kind = "host" if host else ("tv" if tv else "table")
+    if tv and hub.access is not None:
+        hub.access.on_proven(request.remote or "")
+    client = (kind, session.id if session else ("" if tv else (request.remote or "")))
+    each, together = {"host": (HOST_SOCKETS_PER_DEVICE, HOST_SOCKETS_IN_ALL), "tv": (TV_SOCKETS, TV_SOCKETS),
+                      "table": (SOCKETS_PER_CLIENT, SOCKETS_IN_ALL)}[kind]
     if hub.clients[client] >= each or sum(n for (k, _), n in hub.clients.items() if k == kind) >= together:
         raise Refusal(429, "busy")
     ws = web.WebSocketResponse(heartbeat=20, max_msg_size=4096)

@@ -6,12 +6,14 @@ import html
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
-from urllib.parse import parse_qs
+from typing import Any, TextIO
 
 from aiohttp import web
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 
-from voicehost.web.access import ACCESS_KEY, Access
+from voicehost.web.access import ACCESS_KEY, Access, Grant, b64, decode_key, pin_key
+from voicehost.web.gate import Gate
 from voicehost.web.texts import TEXTS_KEY, Texts
 from voicehost.web.validate import Refusal, read_json
 
@@ -19,17 +21,25 @@ STATIC = Path(__file__).resolve().parent / "static"
 OUT: web.AppKey[TextIO] = web.AppKey("out")  # the terminal, for the pairing lines
 PAIR_URL: web.AppKey[Callable[[], str]] = web.AppKey("pair_url")
 BASE_URL: web.AppKey[Callable[[], str]] = web.AppKey("base_url")
+GATE: web.AppKey[Gate] = web.AppKey("gate", Gate)
+TLS_PORT: web.AppKey[Callable[[], int]] = web.AppKey("tls_port")   # 0: plain HTTP only (this machine)
+FINGERPRINT: web.AppKey[str] = web.AppKey("fingerprint", str)  # the certificate's, on the pairing pages
 PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 ASSETS = {path.name for path in STATIC.iterdir() if path.suffix in (".js", ".css", ".svg")}
 
 
-def render_page(name: str, texts: Texts) -> str:
-    """A page with its {{key}} labels filled in from the table's phrasebook."""
-    return PLACEHOLDER.sub(lambda m: html.escape(texts(m.group(1))), (STATIC / name).read_text("utf-8"))
+def render_page(name: str, texts: Texts, values: dict[str, str] | None = None) -> str:
+    """A page with its {{key}} labels filled in from the table's phrasebook (or `values`)."""
+    values = values or {}
+    return PLACEHOLDER.sub(lambda m: html.escape(values[m.group(1)] if m.group(1) in values else texts(m.group(1))),
+                           (STATIC / name).read_text("utf-8"))
 
 
 def _page(request: web.Request, name: str, status: int = 200) -> web.Response:
-    return web.Response(text=render_page(name, request.app[TEXTS_KEY]), status=status, content_type="text/html",
+    texts: Texts = request.app[TEXTS_KEY]
+    fingerprint = request.app.get(FINGERPRINT, "")
+    values = {"cert_line": texts("cert_line", fingerprint=fingerprint) if fingerprint else ""}
+    return web.Response(text=render_page(name, texts, values), status=status, content_type="text/html",
                         charset="utf-8", headers={"Cache-Control": "no-store"})
 
 
@@ -51,17 +61,37 @@ async def pair_page(request: web.Request) -> web.StreamResponse:
 
 
 async def pair(request: web.Request) -> web.StreamResponse:
+    """The landing page's POST spends the link. Its key is the link's fragment,
+    which the page keeps and this request never carries."""
     access: Access = request.app[ACCESS_KEY]
     token = request.match_info["token"]
-    cookie = access.use_token(token) if len(token) <= 64 else None
-    if cookie is None:
+    grant = access.use_token(token) if len(token) <= 64 else None
+    if grant is None:
         raise Refusal(401, "token_spent")
-    request.app[OUT].write(request.app[TEXTS_KEY]("term_paired", url=request.app[PAIR_URL]()) + "\n")
-    if request.content_type == "application/x-www-form-urlencoded":  # the landing page without script
-        response: web.Response = web.Response(status=303, headers={"Location": "/"})
-    else:
-        response = web.json_response({"ok": True})
-    access.set_cookie(response, cookie)
+    return _granted(request, grant, {})
+
+
+def _granted(request: web.Request, grant: Grant, extra: dict[str, Any]) -> web.Response:
+    """A cookie now, or (a later device) the place in the queue for a host's approval."""
+    access: Access = request.app[ACCESS_KEY]
+    if grant.pending is not None:
+        return web.json_response({"pending": grant.pending, "code": grant.code, **extra}, status=202)
+    response = web.json_response({"ok": True, **extra})
+    access.set_cookie(response, grant.cookie or "", secure=request.secure)
+    return response
+
+
+async def pair_wait(request: web.Request) -> web.StreamResponse:
+    """A waiting device asks whether a host approved it, proving it holds its key."""
+    access: Access = request.app[ACCESS_KEY]
+    waiting = access.pending.get(request.match_info["id"])
+    if waiting is None or waiting.refused or not access.proof_ok(request, waiting.key, waiting.counters):
+        raise Refusal(401, "pair_refused")
+    if waiting.cookie is None:
+        return web.json_response({"pending": request.match_info["id"], "code": waiting.code}, status=202)
+    response = web.json_response({"ok": True})
+    access.set_cookie(response, waiting.cookie, secure=request.secure)
+    access.pending.pop(request.match_info["id"], None)
     return response
 
 
@@ -78,37 +108,46 @@ async def pin_page(request: web.Request) -> web.StreamResponse:
 
 
 async def pin_submit(request: web.Request) -> web.StreamResponse:
+    """The PIN and the page's ECDH public key: a right PIN pairs one device whose key
+    both sides derive and neither sends; anything else counts as a wrong PIN."""
     access: Access = request.app[ACCESS_KEY]
     client = request.remote or ""
     wait = access.pin_wait(client)
     if wait > 0:
         raise Refusal(429, "pin_wait", seconds=int(wait + 0.999))
-    pin = await _pin_from(request)
-    cookie = access.use_pin(pin, client)
-    if cookie is None:
+    try:
+        pin, public = await _pin_from(request)
+    except Refusal:
+        access.pin_failed(client)
+        raise
+    mine = ec.generate_private_key(ec.SECP256R1())
+    try:
+        theirs = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), public)
+        key: bytes | None = pin_key(mine.exchange(ec.ECDH(), theirs))
+    except ValueError:
+        key = None
+    grant = access.use_pin(pin, client, key)
+    if grant is None:
         wait = access.pin_wait(client)
         if wait > 0:
             raise Refusal(429, "pin_wait", seconds=int(wait + 0.999))
         raise Refusal(401, "pin_wrong", count=access.pin_tries_left(client))
-    response = web.json_response({"ok": True})
-    access.set_cookie(response, cookie)
-    return response
+    ours = mine.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    return _granted(request, grant, {"pub": b64(ours)})
 
 
-async def _pin_from(request: web.Request) -> str:
-    """The PIN from a form or a JSON body; anything else is a clear refusal."""
-    if request.content_type == "application/json":
-        data = await read_json(request)
-        pin = data.get("pin") if isinstance(data, dict) else None
-    else:
-        body = await request.read()
-        try:
-            pin = parse_qs(body.decode("utf-8"), max_num_fields=4).get("pin", [None])[0]
-        except (UnicodeDecodeError, ValueError):
-            raise Refusal(400, "pin_format") from None
+async def _pin_from(request: web.Request) -> tuple[str, bytes]:
+    """The PIN and the page's public key from a JSON body; anything else is a clear refusal."""
+    if request.content_type != "application/json":
+        raise Refusal(400, "pin_format")
+    data = await read_json(request)
+    pin = data.get("pin") if isinstance(data, dict) else None
+    public = decode_key(data.get("pub")) if isinstance(data, dict) else None
     if not isinstance(pin, str) or len(pin.strip()) != 6 or not pin.strip().isascii() or not pin.strip().isdigit():
         raise Refusal(400, "pin_format")
-    return pin.strip()
+    if public is None or len(public) != 65:
+        raise Refusal(400, "pin_format")
+    return pin.strip(), public
 
 
 def add_pages(app: web.Application) -> None:
@@ -116,6 +155,7 @@ def add_pages(app: web.Application) -> None:
     app.router.add_get("/table", table_page)
     app.router.add_get("/pair/{token}", pair_page)
     app.router.add_post("/pair/{token}", pair)
+    app.router.add_get("/pair/wait/{id}", pair_wait)
     app.router.add_get("/pin", pin_page)
     app.router.add_post("/pin", pin_submit)
     app.router.add_get("/static/{name:.*}", static_file)

@@ -22,22 +22,31 @@ from voicehost.errors import VoicehostError
 from voicehost.live import LiveTable
 from voicehost.web.access import ACCESS_KEY, Access, Devices, allowed_hosts, devices_file
 from voicehost.web.api import PAGE_INPUTS, add_api
+from voicehost.web.gate import Gate, GatedSite
 from voicehost.web.guard import guard
 from voicehost.web.hub import HUB, Hub, host_socket, table_socket
 from voicehost.web.lan import lan_address, local_names
-from voicehost.web.pages import BASE_URL, OUT, PAIR_URL, STATIC, add_pages, render_page
+from voicehost.web.pages import BASE_URL, FINGERPRINT, GATE, OUT, PAIR_URL, STATIC, TLS_PORT, add_pages, render_page
 from voicehost.web.texts import TEXTS_KEY, Texts
+from voicehost.web.tls import table_certificate, tls_file
 
 ACCESS = ACCESS_KEY
 
 
 def make_app(live: LiveTable, access: Access, hub: Hub, out: TextIO, pair_url: Callable[[], str],
-             base_url: Callable[[], str] | None = None) -> web.Application:
-    app = web.Application(middlewares=[guard], client_max_size=64 * 1024)
+             base_url: Callable[[], str] | None = None, gate: Gate | None = None,
+             tls_port: Callable[[], int] | None = None) -> web.Application:
+    """The page's app. With `tls_port` (the LAN), only the public board is served over
+    plain HTTP; everything else there redirects to HTTPS on that port."""
+    app = web.Application(middlewares=[guard], client_max_size=16 * 1024)
     app[ACCESS_KEY], app[HUB], app[OUT], app[PAIR_URL] = access, hub, out, pair_url
     app[TEXTS_KEY] = hub.texts
     app[BASE_URL] = base_url or (lambda: pair_url().rsplit("/pair/", 1)[0])
+    app[GATE] = gate or Gate(hub.texts)
+    app[TLS_PORT] = tls_port or (lambda: 0)
+    access.on_proven = app[GATE].trust
     hub.access = access
+    access.announce = lambda what: _announce(out, hub.texts, access, pair_url, what)
     add_pages(app)
     add_api(app)
     app.router.add_get("/api/ws", host_socket)
@@ -45,12 +54,30 @@ def make_app(live: LiveTable, access: Access, hub: Hub, out: TextIO, pair_url: C
     return app
 
 
-def print_pairing(out: TextIO, url: str, pin: str, table_url: str, texts: Texts | None = None) -> None:
+def _announce(out: TextIO, texts: Texts, access: Access, pair_url: Callable[[], str], what: str) -> None:
+    """A pairing event, for whoever sits at the terminal: the next link and PIN,
+    a PIN replaced after wrong tries, a device waiting for approval."""
+    if what == "paired":
+        line = texts("term_paired", url=pair_url(), pin=access.pin)
+    elif what == "pin_replaced":
+        line = texts("term_pin_replaced", pin=access.pin)
+    else:
+        line = texts("term_pending", url=pair_url(), pin=access.pin)
+    out.write(line + "\n")
+    out.flush()
+
+
+def print_pairing(out: TextIO, url: str, pin: str, table_url: str, texts: Texts | None = None,
+                  fingerprint: str = "") -> None:
     """The link, the PIN and the link's QR code, written at once: whoever reads the
-    terminal (or its log) finds the link and its code together."""
+    terminal (or its log) finds the link and its code together. On the LAN, the
+    certificate's fingerprint too, to compare with the phone's browser."""
     texts = texts or Texts()
     lines = io.StringIO()
-    lines.write(texts("term_pairing", url=url, base=url.rsplit("/pair/", 1)[0], pin=pin, table=table_url) + "\n")
+    base = url.split("/pair/", 1)[0]
+    lines.write(texts("term_pairing", url=url, base=base, pin=pin, table=table_url) + "\n")
+    if fingerprint:
+        lines.write(texts("term_fingerprint", fingerprint=fingerprint) + "\n")
     try:
         import qrcode  # no stubs; only QRCode, add_data, print_ascii are used
 
@@ -87,36 +114,58 @@ def _more_descriptors() -> None:
 
 async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port: int | None = None,
                        out: TextIO = sys.stdout) -> PageServer:
-    """Serve the page: on this machine, or (lan) on every interface, with the link
-    naming the LAN address a phone can reach."""
+    """Serve the page: on this machine over plain HTTP, or (lan) on every interface
+    over HTTPS with the table's own certificate on port + 1, the plain HTTP port
+    keeping only the public board and redirecting the rest."""
     _more_descriptors()
     port = config.web.port if port is None else port
     bind = "0.0.0.0" if lan else config.web.host
     shown = lan_address() if lan else (bind if bind not in ("0.0.0.0", "") else "127.0.0.1")
     names = (*config.web.allowed_hosts, *(local_names() if lan or bind == "0.0.0.0" else ()), shown)
-    access = Access(allowed_hosts(bind, port, names), Devices(devices_file(live.journal_path)))
+    devices = Devices(devices_file(live.journal_path))
+    access = Access(set(), devices)
     hub = Hub(live, asyncio.get_running_loop(), access=access)
-    base = f"http://{shown}:{port}"
+    gate = Gate(hub.texts)
+    context, print_fp = (table_certificate(tls_file(live.journal_path), ("localhost", "127.0.0.1", *names))
+                         if lan else (None, ""))
+    ports = {"http": port, "https": port + 1 if lan and port else 0}
+
+    def base() -> str:
+        return f"https://{shown}:{ports['https']}" if lan else f"http://{shown}:{ports['http']}"
 
     def pair_url() -> str:
-        return f"{base}/pair/{access.token}"
+        return f"{base()}{access.link_path()}"
 
-    app = make_app(live, access, hub, out, pair_url, lambda: base)
+    app = make_app(live, access, hub, out, pair_url, base, gate, tls_port=(lambda: ports["https"]) if lan else None)
+    app[FINGERPRINT] = print_fp
     runner = web.AppRunner(app, access_log=None, keepalive_timeout=15)
     await runner.setup()
+    trying = port
     try:
-        await web.TCPSite(runner, bind, port).start()
+        plain = GatedSite(runner, bind, port, gate)
+        await plain.start()
+        ports["http"] = plain.bound
+        if lan:  # HTTPS on the next port (the host's page), or any free one with --port 0
+            trying = ports["https"]
+            secure = GatedSite(runner, bind, ports["https"], gate, ssl_context=context)
+            await secure.start()
+            ports["https"] = secure.bound
     except OSError as exc:
         await runner.cleanup()
-        raise VoicehostError(f"cannot serve the page on {bind}:{port} ({exc.strerror}): "
-                             f"choose another with --port") from None
-    if port == 0:  # any free port: the links and the allowed hosts name the one the system gave
-        port = runner.addresses[0][1]
-        access.hosts = {host.lower() for host in allowed_hosts(bind, port, names)}
-        base = f"http://{shown}:{port}"
+        raise VoicehostError(f"cannot serve the page on {bind}:{trying} ({exc.strerror}): "
+                             f"choose another with --port" + (" (--lan uses it and the next one)" if lan else "")
+                             ) from None
+    hosts = allowed_hosts(bind, ports["http"], names)
+    if lan:
+        secure_hosts = allowed_hosts(bind, ports["https"], names)
+        hosts |= secure_hosts
+        access.origins = ({f"https://{h.lower()}" for h in secure_hosts} |
+                          {f"http://{h.lower()}" for h in allowed_hosts(bind, ports["http"], names)})
+    access.hosts = {host.lower() for host in hosts}
     pump = asyncio.create_task(hub.pump(), name="web-pump")
-    print_pairing(out, pair_url(), access.pin, f"{base}/table", hub.texts)
-    return PageServer(runner, pump, access, base)
+    table = f"http://{shown}:{ports['http']}/table?tv={devices.tv}"
+    print_pairing(out, pair_url(), access.pin, table, hub.texts, print_fp)
+    return PageServer(runner, pump, access, base())
 
 
 __all__ = ["ACCESS", "HUB", "PAGE_INPUTS", "STATIC", "Hub", "PageServer", "lan_address", "make_app", "render_page",

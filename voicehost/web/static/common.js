@@ -21,10 +21,11 @@ function T(key, values) {
 function liveChannel(path, onState, onConnection, onUnpaired) {
   let delay = 1000;
   let stopped = false;
-  function open() {
+  async function open() {
     if (stopped) return;
-    const scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
-    const socket = new WebSocket(scheme + window.location.host + path);
+    let url;
+    try { url = await socketURL(path); } catch (e) { window.setTimeout(open, delay); return; }
+    const socket = new WebSocket(url);
     let opened = false;
     socket.addEventListener("open", () => { opened = true; delay = 1000; onConnection(true); });
     socket.addEventListener("message", (event) => {
@@ -44,11 +45,21 @@ function liveChannel(path, onState, onConnection, onUnpaired) {
   }
   async function unpaired() {
     try {
-      const response = await fetch("/api/state", { credentials: "same-origin" });
+      const response = typeof signedFetch === "function" ? await signedFetch("/api/state")
+        : await fetch("/api/state", { credentials: "same-origin" });
       return response.status === 401;
     } catch (e) { return false; }
   }
   open();
+}
+
+/* A live channel's URL: the host's carries its proof (secure.js); the TV's names the
+   TV key its table link carries (?tv=), which keeps it a slot no crowd can take. */
+async function socketURL(path) {
+  if (typeof signedSocketURL === "function" && !path.startsWith("/api/table")) return signedSocketURL(path);
+  const scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
+  const tv = new URLSearchParams(window.location.search).get("tv");
+  return scheme + window.location.host + path + (tv ? "?tv=" + encodeURIComponent(tv) : "");
 }
 
 function formatClock(seconds) {

@@ -17,7 +17,7 @@ async function post(path, body) {
   $("error").textContent = "";
   let response;
   try {
-    response = await fetch(path, {
+    response = await signedFetch(path, {
       method: "POST", credentials: "same-origin",
       headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
       body: JSON.stringify(body),
@@ -346,6 +346,7 @@ function render(s) {
   const first = state === null;
   state = s;
   csrf = s.csrf;
+  renderPending(s, $("pending"));
   document.body.classList.toggle("readonly", s.readonly);
   $("readonly").hidden = !s.readonly;
   $("phase").textContent = phaseLine(s);
@@ -477,12 +478,11 @@ function wire() {
   });
   submitted("repair-form", async () => {
     $("error").textContent = "";
-    const body = new URLSearchParams({ pin: $("repair-pin").value });
     try {
-      const response = await fetch("/pin", { method: "POST", body, credentials: "same-origin" });
-      const data = await response.json();
-      if (!response.ok) { $("error").textContent = data.error || T("bad_input"); return; }
+      const paired = await pairWithPin($("repair-pin").value, (line) => { $("error").textContent = line; });
+      if (!paired.ok) { $("error").textContent = paired.error; return; }
     } catch (e) { $("error").textContent = T("no_link"); return; }
+    $("error").textContent = "";
     $("unpaired").hidden = true;
     $("repair-pin").value = "";
     state = null;

@@ -4,12 +4,11 @@ document.getElementById("pin-form").addEventListener("submit", async (event) => 
   event.preventDefault();
   const error = document.getElementById("error");
   error.textContent = "";
-  const body = new URLSearchParams(new FormData(event.target));
   try {
-    const response = await fetch("/pin", { method: "POST", body, credentials: "same-origin" });
-    if (response.ok) { window.location.assign("/"); return; }
-    const data = await response.json();
-    error.textContent = data.error || T("bad_input");
+    const paired = await pairWithPin(document.getElementById("pin").value.trim(),
+      (line) => { error.textContent = line; });
+    if (paired.ok) { window.location.assign("/"); return; }
+    error.textContent = paired.error || T("bad_input");
   } catch (e) {
     error.textContent = T("no_link");
   }
