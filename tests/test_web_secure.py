@@ -175,6 +175,7 @@ def test_the_judge_device_never_reads_a_role():
             await post(client, "/api/input", {"type": "shot", "seat": 5}, csrf)
             until(live, Phase.DON_CHECK)
             await post(client, "/api/input", {"type": "don_check", "seat": 6}, csrf)
+            until(live, Phase.SHERIFF_CHECK)   # the don's window runs its full time (SPEC §5)
             assert (await post(client, "/api/input", {"type": "sheriff_check", "seat": 2}, csrf)).status == 200
             for path in ("/api/protocol.csv", "/api/protocol.json", "/api/export.mafiaratings",
                          "/api/export.polemica"):
