@@ -68,7 +68,7 @@ def test_recorded_game_plays_through_to_a_recorded_output(game_wav, tmp_path):
     assert words, "the recognizer's words reach the moderator"
     assert all(12.0 <= w["start"] <= 17.0 for w in words), [w["start"] for w in words]
     assert read_wav(record).seconds > 3.0  # the announcements were spoken into the recording
-    assert "espeak-ng" in proc.stderr  # it said why it fell back
+    assert "запасной голос espeak-ng" in proc.stdout  # it told the host, in Russian, why it fell back
     assert json.loads(protocol.read_text("utf-8"))["fouls"] == {"3": 1}
     assert "игра не окончена" in proc.stdout
 

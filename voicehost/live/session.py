@@ -34,7 +34,7 @@ from voicehost.live.terminal import Terminal, line_queue, status
 from voicehost.live.texts import live_texts
 from voicehost.phrasebook import load_phrasebook
 from voicehost.rules import RuleOptions
-from voicehost.tts import Voice, VoiceError, open_voice
+from voicehost.tts import EspeakVoice, Voice, VoiceError, open_voice
 
 log = logging.getLogger(__name__)
 TICK_SECONDS = 0.05
@@ -83,11 +83,14 @@ def _voice(config: Config, rules: RuleOptions, options: RunOptions, mute: bool) 
     if mute:
         return None
     try:
-        return open_voice(config.path(config.tts.voice), config.tts.espeak_voice or rules.language)
+        voice = open_voice(config.path(config.tts.voice), config.tts.espeak_voice or rules.language)
     except VoiceError as exc:
         log.info("%s: announcements are printed only", exc)
         options.out.write(live_texts(rules.phrasebook).text("no_voice") + "\n")
         return None
+    if isinstance(voice, EspeakVoice):   # the Piper voice is missing or broken: the host hears why it sounds so
+        options.out.write(live_texts(rules.phrasebook).text("voice_fallback", path=config.path(config.tts.voice)) + "\n")
+    return voice
 
 
 def _sinks(config: Config, rules: RuleOptions, options: RunOptions) -> tuple[Sink | None, Sink | None]:
