@@ -89,7 +89,8 @@ def _voice(config: Config, rules: RuleOptions, options: RunOptions, mute: bool) 
         options.out.write(live_texts(rules.phrasebook).text("no_voice") + "\n")
         return None
     if isinstance(voice, EspeakVoice):   # the Piper voice is missing or broken: the host hears why it sounds so
-        options.out.write(live_texts(rules.phrasebook).text("voice_fallback", path=config.path(config.tts.voice)) + "\n")
+        line = live_texts(rules.phrasebook).text("voice_fallback", path=config.path(config.tts.voice))
+        options.out.write(line + "\n")
     return voice
 
 
