@@ -80,7 +80,7 @@ def test_a_listener_on_the_lan_learns_no_secret_and_cannot_pair_or_act(lan, tmp_
                                env={**os.environ, "PYTHONPATH": str(ROOT)})
         assert phone.returncode == 0, phone.stderr[-3000:] + log.read_text("utf-8")[-2000:]
         seen = json.loads(seen_file.read_text("utf-8"))
-        assert seen["answers"] and seen["roles"]["6"] == "sheriff" and "sheriff" in seen["protocol"]
+        assert seen["answers"] and seen["roles"]["6"] == "sheriff" and "шериф" in seen["protocol"]
 
         stop.touch()
         sniffer.wait(timeout=10)
