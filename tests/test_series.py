@@ -119,3 +119,17 @@ def test_a_newcomer_from_another_table_joins_the_roster(club, tmp_path, capsys):
     code, out, _ = run(capsys, "series", "add", "s", str(other), "--config", str(club))
     assert code == 0 and "Мирон" in out
     assert "Мирон" in run(capsys, "series", "show", "s", "--config", str(club))[1]
+
+
+def test_a_seated_game_exports_its_players_names(tmp_path, capsys):
+    roles = {str(s): r for s, r in enumerate(DEAL, start=1)}
+    seated = {"type": "seating", "names": {str(s): n for s, n in enumerate(ROSTER[:10], start=1)}}
+    script = tmp_path / "g.jsonl"
+    script.write_text("\n".join(json.dumps(line, ensure_ascii=False) for line in (
+        seated, {"type": "setup", "roles": roles}, {"type": "leave_table", "seat": 2})) + "\n", "utf-8")
+    journal = tmp_path / "g.journal.jsonl"
+    assert main(["simulate", str(script), "--journal", str(journal)]) == 0
+    capsys.readouterr()
+    assert main(["export", str(journal), "--format", "polemica"]) == 0
+    record = capsys.readouterr().out
+    assert "Алиса" in record and "Кира" in record

@@ -87,7 +87,7 @@ def collect(game: Moderator, entries: Entries) -> Facts:
         raise VoicehostError("the game's inputs do not rebuild the game")
     facts.seconds = game.now
     facts.roles = {seat: role.value for seat, role in sorted(game.roles.items())}
-    facts.names = {seat: name for seat, name in facts.names.items() if name}
+    facts.names = dict(game.state.record.names)   # /names and a series' seating, as the game keeps them
     facts.winner = game.winner
     facts.protocol = protocol(game)
     facts.day = game.day
@@ -102,8 +102,6 @@ def _watch(game: Moderator, facts: Facts, t: float, event: dict[str, Any]) -> No
         return
     if kind == "names":  # the game goes by seats; only the records carry names
         game.handle(parse_event(event, game.max_seat), t)
-        for seat, name in event["names"].items():
-            facts.names[int(seat)] = name.strip()
         return
     moment = Moment.of(game)
     before = len(game.eliminated)
