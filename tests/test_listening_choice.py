@@ -79,7 +79,7 @@ def test_the_log_says_which_recognizer_and_why(caplog, monkeypatch):
     built = {}
 
     class Recorded:
-        def __init__(self, model, *, phrases, stable_seconds, force_grammar, limits):
+        def __init__(self, model, *, phrases, stable_seconds, force_grammar, limits, meaning):
             built.update(phrases=phrases, force_grammar=force_grammar, stable_seconds=stable_seconds)
 
     monkeypatch.setattr(listening, "VoskRecognizer", Recorded)

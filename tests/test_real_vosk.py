@@ -220,3 +220,21 @@ def test_auto_mode_on_a_model_without_unk_listens_openly_and_hears_the_fixture(c
     exact = sum(" ".join(got) == u["text"] for got, u in zip(heard, measured, strict=True))
     assert exact >= len(measured) // 3, heard
     assert {w.word for w in words} - set(STAND_INS), "an open recognizer hears more than the grammar"
+
+
+@pytest.mark.parametrize("ruleset, seven", [("4mafia", "седьмого"), ("ua-club", "сьомого")])
+def test_the_table_judges_partial_words_by_their_meaning_in_its_grammar(tmp_path, ruleset, seven):
+    """`recognizer_for` (run, train) gives the committer the table's grammar:
+    a number word in another case is the same seat, the trigger is not its wrong form."""
+    import io
+
+    from voicehost.config import AsrSettings, Config
+    from voicehost.live.listening import recognizer_for
+
+    config = Config(ruleset=ruleset, asr=AsrSettings(model=str(KO_MODEL), low_latency=False))
+    recognizer = recognizer_for(config, config.rules(), io.StringIO())
+    meaning = recognizer._committer.meaning
+    trigger = load_grammar(config.rules().grammar).trigger
+    assert meaning(seven) == meaning("7") == ("number", 7)
+    assert meaning(trigger) != meaning(trigger[:-1] + "ем")
+    recognizer.close()

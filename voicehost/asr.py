@@ -6,8 +6,13 @@ the live loop adds the game-clock time of that start.
 Words are decided from Vosk's plain-text partial (`SetPartialWords(False)`):
 it is the best path over every decoded frame, so a word shows ~0.45 s after
 it ends, where the timed partial waits for lattice determinization (0.85-1.8 s).
-A partial word counts once it has stayed the same for `stable_seconds` of
-audio, or a later word has appeared after it; each word is judged on its own.
+A partial word counts once it has meant the same to the rules for
+`stable_seconds` of audio, or a later word has appeared after it; each word
+is judged on its own. "The same" is `rule_meaning`: a number word by its
+value, whatever case ending the partial shows while the ending is still
+being heard ("седьмой" -> "седьмого"), any wrong form of the trigger as a
+wrong form, a word the rules ignore as any other; the trigger, fillers,
+forbidden words and the rest by their exact text.
 The text partial has no times, so a word taken from it carries estimated
 times (`PartialCommitter.estimate`). The final result brings the exact times:
 the recognizer then hands over a `Revision` (provisional words -> final
@@ -28,14 +33,14 @@ import hashlib
 import json
 import logging
 import shutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from voicehost.audio import RATE
 from voicehost.errors import VoicehostError
-from voicehost.phrases.grammar import Grammar
+from voicehost.phrases.grammar import Grammar, Kind, normalize
 from voicehost.phrases.words import Word
 
 log = logging.getLogger(__name__)
@@ -156,20 +161,56 @@ class SpeechLimits:
 FOUR_MAFIA = SpeechLimits()
 
 
+Meaning = Callable[[str], Hashable]
+
+
+def exact_text(text: str) -> Hashable:
+    """Without a grammar every change of a partial word's text is a new word."""
+    return text
+
+
+def rule_meaning(grammar: Grammar) -> Meaning:
+    """What a heard word is to the speech rules, for the partial committer:
+    two texts with the same meaning are one word still being heard.
+
+    A number is its seat (1..10, 0 for another number) in any case or form;
+    every wrong form of the trigger gets the same refusal, so they are one,
+    but never the trigger itself ("выставляю" nominates, "выставляем" does
+    not); a word the rules treat as "[unk]" is any such word. The trigger,
+    fillers (a ruleset may require one by name), thanks, pass, question and
+    forbidden words keep their exact text."""
+
+    def meaning(text: str) -> Hashable:
+        word = normalize(text)
+        kind = grammar.kind(word)
+        if kind is Kind.NUMBER:
+            return ("number", grammar.number(word))
+        if kind is Kind.WRONG_FORM:
+            return ("wrong form",)
+        if not grammar.reacts_to(text):
+            return ("other",)
+        return ("word", word)
+
+    return meaning
+
+
 class PartialCommitter:
     """Turns Vosk text partials and final results into words, each taken once.
 
     Partial words are identified by their place in the utterance and their
-    text: a word that changes starts its stability window again, and never
-    holds back the words after it."""
+    `meaning` (the exact text unless told otherwise, `rule_meaning` at the
+    table): a word whose meaning changes starts its stability window again,
+    and never holds back the words after it. A word is taken with the text
+    the partial shows at that moment; the final result has the last word."""
 
     def __init__(self, stable_seconds: float = 0.1, *, limits: SpeechLimits = FOUR_MAFIA,
-                 margin: float = MARGIN, lag: float = PARTIAL_LAG) -> None:
+                 margin: float = MARGIN, lag: float = PARTIAL_LAG, meaning: Meaning = exact_text) -> None:
         self.stable_seconds = stable_seconds
         self.limits = limits
         self.margin = margin
         self.lag = lag
-        self._first: dict[tuple[int, str], float] = {}
+        self.meaning = meaning
+        self._first: dict[tuple[int, Hashable], float] = {}
         self._taken: list[Word] = []  # this utterance's words taken from partials
         self._held = False            # a word is waiting for the final result
         self.anchor = 0.0             # audio time where this utterance started
@@ -184,7 +225,7 @@ class PartialCommitter:
         out: list[Word] = []
         keys = set()
         for index, text in enumerate(texts):
-            key = (index, text)
+            key = (index, self.meaning(text))
             keys.add(key)
             first = self._first.setdefault(key, audio_time)
             if index != len(self._taken) or self._held:
@@ -275,7 +316,8 @@ class VoskRecognizer:
     words); `choose_listening` is where the table decides."""
 
     def __init__(self, model: Any, *, phrases: list[str] | None = None, stable_seconds: float = 0.1,
-                 force_grammar: bool = False, limits: SpeechLimits = FOUR_MAFIA) -> None:
+                 force_grammar: bool = False, limits: SpeechLimits = FOUR_MAFIA,
+                 meaning: Meaning = exact_text) -> None:
         import vosk
 
         self.model = model
@@ -295,7 +337,7 @@ class VoskRecognizer:
         self._rec.SetWords(True)
         self._rec.SetPartialWords(False)
         self.audio_time = 0.0
-        self._committer = PartialCommitter(stable_seconds, limits=limits)
+        self._committer = PartialCommitter(stable_seconds, limits=limits, meaning=meaning)
 
     @property
     def pending(self) -> bool:

@@ -15,14 +15,17 @@ from typing import Any, TextIO
 from voicehost.asr import (
     FOUR_MAFIA,
     AsrError,
+    Meaning,
     Recognizer,
     SpeechLimits,
     VoskRecognizer,
     choose_listening,
+    exact_text,
     grammar_phrases,
     load_model,
     model_knows,
     model_problem,
+    rule_meaning,
 )
 from voicehost.audio import Clip, Source
 from voicehost.config import AsrSettings, Config
@@ -132,7 +135,7 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
     phrases = grammar_phrases(grammar)
     # which words wait for the final result's exact times: this table's limits, not 4mafia's
     limits = SpeechLimits(rules.nomination_pause, rules.pass_silence, frozenset(grammar.passes))
-    recognizer = listening_recognizer(model, config.asr, phrases, limits)
+    recognizer = listening_recognizer(model, config.asr, phrases, limits, rule_meaning(grammar))
     recognizer.warm_up()  # the first utterance is not the one that pays for the decoder's start-up
     missing = recognizer.missing(phrases)
     if missing:
@@ -142,12 +145,13 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
 
 
 def listening_recognizer(model: Any, settings: AsrSettings, phrases: list[str],
-                         limits: SpeechLimits = FOUR_MAFIA) -> VoskRecognizer:
-    """A recognizer over a loaded model as `[asr] mode` picks it (`choose_listening`), said in the log."""
+                         limits: SpeechLimits = FOUR_MAFIA, meaning: Meaning = exact_text) -> VoskRecognizer:
+    """A recognizer over a loaded model as `[asr] mode` picks it (`choose_listening`), said in the log;
+    its partial words are judged by `meaning` (`rule_meaning` of the table's grammar)."""
     choice = choose_listening(settings.mode, lambda word: model_knows(model, word))
     log.info("listening with %s: %s", choice.name, choice.why)
     return VoskRecognizer(model, phrases=phrases if choice.grammar else None, stable_seconds=settings.stable_ms / 1000,
-                          force_grammar=choice.grammar, limits=limits)
+                          force_grammar=choice.grammar, limits=limits, meaning=meaning)
 
 
 def chunks_of(clip: Clip, seconds: float = 0.1) -> Iterator[bytes]:
