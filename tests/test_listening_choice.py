@@ -148,3 +148,19 @@ def test_host_question_words_must_start_as_the_rule_reads_them(tmp_path):
     (tmp_path / "numbers.ru.toml").write_text((GRAMMARS / "numbers.ru.toml").read_text("utf-8"), "utf-8")
     with pytest.raises(DataError, match="'ведомый' starts with none of address or subject"):
         load_grammar("club", tmp_path)
+
+
+# ---------------------------------------------------------------- words the model cannot hear
+
+def test_the_rule_words_a_model_lacks_come_with_the_nominations_words_first():
+    from voicehost.asr import unheard_rule_words
+
+    grammar = load_grammar("ru")
+    everything = set(grammar_phrases(grammar))
+    assert unheard_rule_words(grammar, lambda w: w in everything) == []
+    lacks = {"пари", "спасибо", "седьмого", "первого", "выставляю"}
+    missing = unheard_rule_words(grammar, lambda w: w not in lacks)
+    assert missing == ["выставляю", "первого", "седьмого", "спасибо", "пари"]
+    nothing = unheard_rule_words(grammar, lambda w: False)
+    assert nothing[0] == "выставляю" and set(nothing) == everything
+    assert [grammar.numbers[w] for w in nothing[1:1 + len(grammar.numbers)]] == sorted(grammar.numbers.values())

@@ -222,19 +222,30 @@ def test_auto_mode_on_a_model_without_unk_listens_openly_and_hears_the_fixture(c
     assert {w.word for w in words} - set(STAND_INS), "an open recognizer hears more than the grammar"
 
 
-@pytest.mark.parametrize("ruleset, seven", [("4mafia", "седьмого"), ("ua-club", "сьомого")])
-def test_the_table_judges_partial_words_by_their_meaning_in_its_grammar(tmp_path, ruleset, seven):
-    """`recognizer_for` (run, train) gives the committer the table's grammar:
-    a number word in another case is the same seat, the trigger is not its wrong form."""
+@pytest.mark.parametrize("ruleset, line, seven", [
+    ("4mafia", "Модель распознавания не знает слов грамматики (", "седьмого"),
+    ("ua-club", "Модель розпізнавання не знає слів граматики (", "сьомого")])
+def test_the_table_recognizer_warns_of_unheard_words_and_judges_by_meaning(ruleset, line, seven, caplog):
+    """`recognizer_for` (run, train) over the Korean model, which knows no
+    Russian or Ukrainian word: the host is told so at start in the table's
+    language, the trigger first, and the log has the whole list; the
+    committer judges partial words by the table's grammar (a number word in
+    another case is the same seat, the trigger is not its wrong form)."""
     import io
 
     from voicehost.config import AsrSettings, Config
     from voicehost.live.listening import recognizer_for
 
     config = Config(ruleset=ruleset, asr=AsrSettings(model=str(KO_MODEL), low_latency=False))
-    recognizer = recognizer_for(config, config.rules(), io.StringIO())
+    out = io.StringIO()
+    with caplog.at_level("WARNING", logger="voicehost.live.listening"):
+        recognizer = recognizer_for(config, config.rules(), out)
     meaning = recognizer._committer.meaning
-    trigger = load_grammar(config.rules().grammar).trigger
-    assert meaning(seven) == meaning("7") == ("number", 7)
-    assert meaning(trigger) != meaning(trigger[:-1] + "ем")
     recognizer.close()
+    grammar = load_grammar(config.rules().grammar)
+    assert meaning(seven) == meaning("7") == ("number", 7)
+    assert meaning(grammar.trigger) != meaning(sorted(grammar.wrong_forms)[0])
+    count = len(grammar_phrases(grammar))
+    (said,) = out.getvalue().splitlines()
+    assert said.startswith(f"{line}{count}") and said.split(": ", 1)[1].startswith(grammar.trigger + ", ")
+    assert f"lacks {count} of the {count} rule words" in caplog.text

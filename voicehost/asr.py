@@ -93,6 +93,25 @@ def grammar_phrases(grammar: Grammar) -> list[str]:
     return sorted(words)
 
 
+def unheard_rule_words(grammar: Grammar, knows: Callable[[str], bool]) -> list[str]:
+    """The rule words a model's vocabulary lacks (it can never hear them), the
+    ones a nomination needs first: the trigger, the numbers (by seat), the
+    words that end a speech, the fillers, then the rest alphabetically."""
+    def rank(word: str) -> tuple[int, int, str]:
+        if word == grammar.trigger:
+            return (0, 0, word)
+        seat = grammar.numbers.get(word)
+        if seat is not None:
+            return (1, seat, word)
+        if word in grammar.thanks or word in grammar.passes:
+            return (2, 0, word)
+        if word in grammar.fillers or word in grammar.wrong_forms:
+            return (3, 0, word)
+        return (4, 0, word)
+
+    return sorted((w for w in grammar_phrases(grammar) if " " not in w and not knows(w)), key=rank)
+
+
 MODES = ("auto", "grammar", "open")
 
 

@@ -93,7 +93,7 @@ def _model_dir() -> tuple[Path, Any]:
     from voicehost.config import default_config_path, load_config
 
     config = load_config(default_config_path())
-    configured = config.path(config.asr.model)
+    configured = config.model_dir(config.rules().language)
     from voicehost.asr import model_problem
 
     if model_problem(configured) is None:
@@ -109,7 +109,7 @@ def _pick_voice(config: Any) -> Any:
     from voicehost.tts import EspeakVoice, PiperVoice, VoiceError
 
     try:
-        return PiperVoice(config.path(config.tts.voice))
+        return PiperVoice(config.voice_file(config.rules().language))
     except VoiceError:
         pass
     try:

@@ -26,6 +26,7 @@ from voicehost.asr import (
     model_knows,
     model_problem,
     rule_meaning,
+    unheard_rule_words,
 )
 from voicehost.audio import Clip, Source
 from voicehost.config import AsrSettings, Config
@@ -122,7 +123,7 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
     """The recognizer `run` and `train` listen with: the model loaded once,
     the recognizer `[asr] mode` picks, warmed up; the host is told which rule
     words the model can never hear."""
-    model_dir = config.path(config.asr.model)
+    model_dir = config.model_dir(rules.language)
     problem = model_problem(model_dir)
     if problem:
         raise AsrError(f"{problem}: get it with `voicehost models download`, or play from the keyboard "
@@ -137,8 +138,10 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
     limits = SpeechLimits(rules.nomination_pause, rules.pass_silence, frozenset(grammar.passes))
     recognizer = listening_recognizer(model, config.asr, phrases, limits, rule_meaning(grammar))
     recognizer.warm_up()  # the first utterance is not the one that pays for the decoder's start-up
-    missing = recognizer.missing(phrases)
+    missing = unheard_rule_words(grammar, recognizer.knows)
     if missing:
+        log.warning("the speech model %s lacks %d of the %d rule words of the grammar %s: %s", model_dir,
+                    len(missing), len(phrases), rules.grammar, " ".join(missing))
         words = ", ".join(missing[:12]) + (" …" if len(missing) > 12 else "")
         out.write(live_texts(rules.phrasebook).text("model_missing_words", count=len(missing), words=words) + "\n")
     return recognizer

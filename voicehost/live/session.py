@@ -75,7 +75,7 @@ def _voice(config: Config, rules: RuleOptions, options: RunOptions, mute: bool) 
     if mute:
         return None
     try:
-        return open_voice(config.path(config.tts.voice), config.tts.espeak_voice or rules.language)
+        return open_voice(config.voice_file(rules.language), config.tts.espeak_voice or rules.language)
     except VoiceError as exc:
         log.info("%s: announcements are printed only", exc)
         options.out.write(live_texts(rules.phrasebook).text("no_voice") + "\n")
@@ -202,11 +202,11 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, stdin: TextIO = sys.
         return asyncio.run(_recording(config, rules, options))
     microphone = False
     if not options.text:
-        problem = model_problem(config.path(config.asr.model))
+        problem = model_problem(config.model_dir(rules.language))
         microphone = problem is None
         if problem:
             log.warning("no speech model: %s", problem)
-            out.write(live_texts(rules.phrasebook).text("no_model", path=config.path(config.asr.model)) + "\n")
+            out.write(live_texts(rules.phrasebook).text("no_model", path=config.model_dir(rules.language)) + "\n")
     return asyncio.run(_live(config, rules, options, stdin, microphone=microphone))
 
 
@@ -336,7 +336,7 @@ def train(args: argparse.Namespace, out: TextIO = sys.stdout, stdin: TextIO = sy
     config, rules = settings(args)
     trainer = Trainer(config, rules, out, mute=args.mute)
     try:
-        if args.text or model_problem(config.path(config.asr.model)) is not None:
+        if args.text or model_problem(config.model_dir(rules.language)) is not None:
             if not args.text:
                 out.write(live_texts(rules.phrasebook).text("train_no_model") + "\n")
             trainer.typed(stdin)

@@ -34,7 +34,7 @@ class Trainer:
         self.speaker: Speaker | None = None
         if not mute:
             try:
-                voice = open_voice(config.path(config.tts.voice), config.tts.espeak_voice or rules.language)
+                voice = open_voice(config.voice_file(rules.language), config.tts.espeak_voice or rules.language)
                 sink = SpeakerSink(config.audio.table_device or None)
             except VoicehostError as exc:
                 log.warning("training without a voice: %s", exc)
