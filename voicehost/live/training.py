@@ -14,8 +14,8 @@ from voicehost.game.moderator import new_game
 from voicehost.live.commands import no_such_player, seat_past_table
 from voicehost.live.texts import live_texts
 from voicehost.phrasebook import load_phrasebook
-from voicehost.phrases.grammar import load_grammar
-from voicehost.phrases.listener import Nomination, SpeechListener, StaticContext
+from voicehost.phrases.grammar import Kind, as_said, load_grammar, normalize
+from voicehost.phrases.listener import Nomination, Reason, SpeechListener, StaticContext
 from voicehost.phrases.words import Word, words_from_text
 from voicehost.rules import RuleOptions
 from voicehost.tts import Speaker, open_voice
@@ -83,15 +83,33 @@ class Trainer:
             except VoicehostError as exc:
                 self.out.write(f"! {' '.join(self.book.refusal(exc).split())}\n")
 
+    def heard_note(self, event: Nomination, heard: list[Word]) -> str | None:
+        """For a phrase refused for its wording, what the recognizer heard from
+        the trigger (or its wrong form) to the number: the player can tell
+        their own phrasing from a mishearing. "[unk]" is a word the grammar
+        recognizer heard as none of the rule words."""
+        if event.accepted or event.reason not in (Reason.WRONG_FORM, Reason.EXTRA_WORDS) or not heard:
+            return None
+        return self.texts.text("train_heard", words=" ".join("…" if w.word == "[unk]" else as_said(w.word)
+                                                             for w in heard))
+
     def microphone(self, recognizer: Recognizer, source: Source) -> None:
         self.out.write(self.texts.text("train_microphone") + "\n")
         listener = self.listener()
+        heard: list[Word] = []  # this attempt's words, from its trigger on
         try:
             for chunk in source.chunks():
                 for word in new_words(recognizer.accept(chunk)):
+                    if self.grammar.kind(normalize(word.word)) in (Kind.TRIGGER, Kind.WRONG_FORM):
+                        heard = []
+                    heard.append(word)
                     for event in listener.hear(word):
                         if isinstance(event, Nomination):
                             self.tell(self.verdict(event))
+                            note = self.heard_note(event, heard)
+                            if note:
+                                self.tell(note)
+                            heard = []
                             listener = self.listener()
         except KeyboardInterrupt:
             pass
