@@ -190,9 +190,10 @@ def test_low_latency_view_leaves_the_model_alone(tmp_path, speech):
 
 
 def test_auto_mode_on_a_model_without_unk_listens_openly_and_hears_the_fixture(caplog):
-    """`[asr] mode = "auto"` (the default) with the Korean model, which has no
-    [unk]: the table gets the open recognizer, says so in the log, and still
-    hears the committed fixture. The open recognizer's words vary a little
+    """`[asr] mode = "auto"` with the Korean model, which has no [unk], and no
+    filler vocabulary (`recognizer_for` gives one from the model's graph, see
+    test_real_fillers.py): the open recognizer, said in the log, still hears
+    the committed fixture. The open recognizer's words vary a little
     from one recognizer to the next over the same model, so the check is on
     what holds every time: each nomination starts with its trigger, most are
     heard exactly, and words outside the grammar come through."""

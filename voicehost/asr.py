@@ -128,23 +128,57 @@ class Listening:
             "the open-vocabulary recognizer"
 
 
-def choose_listening(mode: str, knows: Callable[[str], bool]) -> Listening:
+FILLER_COUNT = 400  # a model's frequent words a grammar takes as [unk] when the model has no [unk]
+
+
+def filler_split(grammar: Grammar | None, words: Iterable[str], rule_words: Iterable[str]) -> \
+        tuple[list[str], list[str]]:
+    """A model's frequent words for a grammar without [unk]: (fillers, heard):
+    a word the speech rules react to (a forbidden word's other form,
+    "честное") is heard as itself, any other is a filler heard as [unk]; the
+    rule words themselves are neither."""
+    rules = set(rule_words)
+    fillers: list[str] = []
+    heard: list[str] = []
+    for word in words:
+        if word in rules:
+            continue
+        (heard if grammar is not None and grammar.reacts_to(word) else fillers).append(word)
+    return fillers, heard
+
+
+def grammar_fillers(model_dir: Path, grammar: Grammar | None, rule_words: list[str],
+                    count: int = FILLER_COUNT) -> tuple[list[str], list[str]]:
+    """`filler_split` of a model's `count` most frequent words that are no rule
+    words (`voicehost.vocabulary`); ([], []) when its graph cannot be read."""
+    from voicehost.vocabulary import frequent_words
+
+    fillers, heard = filler_split(grammar, frequent_words(model_dir, 2 * count, set(rule_words)), rule_words)
+    return fillers[:count], heard
+
+
+def choose_listening(mode: str, knows: Callable[[str], bool], fillers: int = 0) -> Listening:
     """The recognizer for `[asr] mode`: "auto" takes the grammar when the
-    model can say that a sound is none of its words ([unk]); without [unk]
-    every cough would come out as the nearest rule word, so it listens openly.
-    "grammar" and "open" are the host's own choice and are kept."""
+    model can say that a sound is none of the rule words: with its [unk], or
+    with `fillers` of its own frequent words that are heard as [unk]
+    (`voicehost.vocabulary`); with neither, every cough would come out as the
+    nearest rule word, so it listens openly. "grammar" and "open" are the
+    host's own choice and are kept."""
     if mode not in MODES:
         raise AsrError(f"[asr] mode must be one of {', '.join(MODES)}, got {mode!r}")
     unk = knows("[unk]")
     if mode == "open":
         return Listening(False, "[asr] mode is open")
     if mode == "grammar":
-        return Listening(True, "[asr] mode is grammar" + ("" if unk else
+        return Listening(True, "[asr] mode is grammar" + ("" if unk or fillers else
                          "; the model has no [unk], so any sound may be heard as a rule word"))
     if unk:
         return Listening(True, "[asr] mode is auto and the model has [unk] for every other sound")
-    return Listening(False, "[asr] mode is auto and the model has no [unk]: a grammar would hear "
-                            "every sound as a rule word")
+    if fillers:
+        return Listening(True, f"[asr] mode is auto and the model has no [unk]: {fillers} of its most frequent "
+                               f"words that are no rule words stand for every other sound")
+    return Listening(False, "[asr] mode is auto and the model has no [unk], nor a vocabulary to take fillers "
+                            "from: a grammar would hear every sound as a rule word")
 
 
 def model_problem(model_dir: Path) -> str | None:
@@ -336,11 +370,12 @@ class VoskRecognizer:
 
     def __init__(self, model: Any, *, phrases: list[str] | None = None, stable_seconds: float = 0.1,
                  force_grammar: bool = False, limits: SpeechLimits = FOUR_MAFIA,
-                 meaning: Meaning = exact_text) -> None:
+                 meaning: Meaning = exact_text, fillers: Iterable[str] = ()) -> None:
         import vosk
 
         self.model = model
-        if phrases is not None and not self.knows("[unk]") and not force_grammar:
+        self.fillers = frozenset(fillers) - set(phrases or ())
+        if phrases is not None and not self.knows("[unk]") and not force_grammar and not self.fillers:
             # Without [unk] every sound would come out as the nearest grammar
             # word: a cough could nominate. An open recognizer is slower and
             # larger, but hears what was said.
@@ -350,6 +385,7 @@ class VoskRecognizer:
         self.phrases = phrases
         if phrases is not None:
             known = [p for p in phrases if self.knows(p)] + (["[unk]"] if self.knows("[unk]") else [])
+            known += sorted(w for w in self.fillers if self.knows(w))
             self._rec = vosk.KaldiRecognizer(model, RATE, json.dumps(known or ["[unk]"], ensure_ascii=False))
         else:
             self._rec = vosk.KaldiRecognizer(model, RATE)
@@ -379,12 +415,21 @@ class VoskRecognizer:
     def accept(self, pcm: bytes) -> list[Word | Revision]:
         self.audio_time += len(pcm) / 2 / RATE
         if self._rec.AcceptWaveform(pcm):
-            return self._committer.final(json.loads(self._rec.Result()).get("result", []), self.audio_time)
+            return self._committer.final(self._final(self._rec.Result()), self.audio_time)
         texts = json.loads(self._rec.PartialResult()).get("partial", "").split()
+        if self.fillers:
+            texts = ["[unk]" if t in self.fillers else t for t in texts]
         return list(self._committer.partial(texts, self.audio_time))
 
     def finish(self) -> list[Word | Revision]:
-        return self._committer.final(json.loads(self._rec.FinalResult()).get("result", []), self.audio_time)
+        return self._committer.final(self._final(self._rec.FinalResult()), self.audio_time)
+
+    def _final(self, result: str) -> list[dict[str, Any]]:
+        """A final result's words, a filler heard as [unk]."""
+        items: list[dict[str, Any]] = json.loads(result).get("result", [])
+        if self.fillers:
+            items = [dict(i, word="[unk]") if i.get("word") in self.fillers else i for i in items]
+        return items
 
     def close(self) -> None:
         self._rec = None

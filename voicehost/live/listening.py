@@ -21,6 +21,7 @@ from voicehost.asr import (
     VoskRecognizer,
     choose_listening,
     exact_text,
+    grammar_fillers,
     grammar_phrases,
     load_model,
     model_knows,
@@ -136,7 +137,12 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
     phrases = grammar_phrases(grammar)
     # which words wait for the final result's exact times: this table's limits, not 4mafia's
     limits = SpeechLimits(rules.nomination_pause, rules.pass_silence, frozenset(grammar.passes))
-    recognizer = listening_recognizer(model, config.asr, phrases, limits, rule_meaning(grammar))
+    fillers: tuple[list[str], list[str]] = ([], [])
+    if config.asr.mode != "open" and not model_knows(model, "[unk]"):
+        fillers = grammar_fillers(model_dir, grammar, phrases)
+        log.info("the speech model has no [unk]: %d of its frequent words are fillers heard as [unk], %d more "
+                 "are forms the rules react to", len(fillers[0]), len(fillers[1]))
+    recognizer = listening_recognizer(model, config.asr, phrases, limits, rule_meaning(grammar), *fillers)
     recognizer.warm_up()  # the first utterance is not the one that pays for the decoder's start-up
     missing = unheard_rule_words(grammar, recognizer.knows)
     if missing:
@@ -148,13 +154,17 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
 
 
 def listening_recognizer(model: Any, settings: AsrSettings, phrases: list[str],
-                         limits: SpeechLimits = FOUR_MAFIA, meaning: Meaning = exact_text) -> VoskRecognizer:
+                         limits: SpeechLimits = FOUR_MAFIA, meaning: Meaning = exact_text,
+                         fillers: list[str] | None = None, heard: list[str] | None = None) -> VoskRecognizer:
     """A recognizer over a loaded model as `[asr] mode` picks it (`choose_listening`), said in the log;
-    its partial words are judged by `meaning` (`rule_meaning` of the table's grammar)."""
-    choice = choose_listening(settings.mode, lambda word: model_knows(model, word))
+    its partial words are judged by `meaning` (`rule_meaning` of the table's grammar). A grammar
+    also takes the model's `fillers` (heard as [unk]) and `heard` words (`grammar_fillers`)."""
+    fillers = fillers or []
+    choice = choose_listening(settings.mode, lambda word: model_knows(model, word), len(fillers))
     log.info("listening with %s: %s", choice.name, choice.why)
-    return VoskRecognizer(model, phrases=phrases if choice.grammar else None, stable_seconds=settings.stable_ms / 1000,
-                          force_grammar=choice.grammar, limits=limits, meaning=meaning)
+    return VoskRecognizer(model, phrases=phrases + list(heard or []) if choice.grammar else None,
+                          stable_seconds=settings.stable_ms / 1000, force_grammar=choice.grammar, limits=limits,
+                          meaning=meaning, fillers=fillers if choice.grammar else ())
 
 
 def chunks_of(clip: Clip, seconds: float = 0.1) -> Iterator[bytes]:
