@@ -61,11 +61,23 @@ def test_the_trigger_and_a_wrong_form_are_never_the_same_word(meaning):
     assert [w.word for w in c.partial(["выставляю"], 1.16)] == ["выставляю"]
 
 
-def test_wrong_forms_among_themselves_mean_the_same_refusal(meaning):
+def test_a_wrong_form_is_never_taken_from_a_partial_the_final_decides(meaning):
     c = committer(meaning)
     assert c.partial(["выставляем"], 1.00) == []
-    assert c.partial(["выставляя"], 1.06) == []
-    assert [w.word for w in c.partial(["выставляют"], 1.10)] == ["выставляют"]
+    assert c.partial(["выставляя"], 1.06) == []  # another wrong form: the same refusal
+    assert c.partial(["выставляют", "седьмого"], 1.20) == []  # the number waits with it
+    assert c.partial(["выставляют", "седьмого"], 1.40) == []
+    words = c.final([{"word": "выставляют", "start": 0.5, "end": 0.9},
+                     {"word": "седьмого", "start": 0.95, "end": 1.3}], 1.5)
+    assert [w.word for w in words] == ["выставляют", "седьмого"]  # plain words: nothing was taken
+
+
+def test_a_trigger_shown_for_a_moment_as_its_wrong_form_is_taken_once_it_is_the_trigger(meaning):
+    c = committer(meaning)
+    assert c.partial(["выставляем"], 1.00) == []
+    assert c.partial(["выставляем"], 1.20) == []
+    assert [w.word for w in c.partial(["выставляю", "седьмого"], 1.24)] == ["выставляю"]
+    assert [w.word for w in c.partial(["выставляю", "седьмого"], 1.34)] == ["седьмого"]
 
 
 def test_a_word_the_rules_ignore_is_taken_whatever_its_ending(meaning):
@@ -102,3 +114,23 @@ def test_ukrainian_numbers_count_by_value_too():
     c = PartialCommitter(0.1, meaning=rule_meaning(load_grammar("uk")))
     c.partial(["виставляю", "сьомий"], 1.00)
     assert [w.word for w in c.partial(["виставляю", "сьомого"], 1.10)] == ["сьомого"]
+
+
+def test_a_word_the_rules_do_not_know_right_after_the_trigger_waits(meaning):
+    """After the trigger (and fillers) an unknown word can only refuse, and a
+    partial shows one where the number is still being heard."""
+    c = committer(meaning)
+    assert [w.word for w in c.partial(["выставляю", "[unk]"], 1.00)] == ["выставляю"]
+    assert c.partial(["выставляю", "[unk]"], 1.20) == []
+    assert [w.word for w in c.partial(["выставляю", "седьмого"], 1.30)] == []
+    assert [w.word for w in c.partial(["выставляю", "седьмого"], 1.40)] == ["седьмого"]
+    c = committer(meaning)
+    assert [w.word for w in c.partial(["выставляю", "на", "[unk]", "пятого"], 1.00)] == ["выставляю", "на"]
+    words = c.final([{"word": w, "start": i * 0.3, "end": i * 0.3 + 0.25}
+                     for i, w in enumerate(["выставляю", "на", "этого", "пятого"])], 1.5)
+    assert [w.word for w in words[0].new] == ["выставляю", "на", "этого", "пятого"]
+
+
+def test_unknown_words_outside_a_nomination_are_taken_at_once(meaning):
+    c = committer(meaning)
+    assert [w.word for w in c.partial(["коллеги", "[unk]", "выставляю"], 1.00)] == ["коллеги", "[unk]"]

@@ -91,12 +91,39 @@ def test_free_speech_nominates_nobody_with_fillers_and_the_fixture_is_still_hear
 def test_auto_at_the_table_takes_the_grammar_with_fillers_for_a_model_without_unk(caplog):
     import io
 
+    from voicehost.asr import CaptionedRecognizer
     from voicehost.config import AsrSettings, Config
     from voicehost.live.listening import recognizer_for
 
-    config = Config(asr=AsrSettings(model=str(KO_MODEL), low_latency=False))
+    config = Config(asr=AsrSettings(model=str(KO_MODEL), low_latency=False, captions=True))
     with caplog.at_level("INFO", logger="voicehost.live.listening"):
         recognizer = recognizer_for(config, config.rules(), io.StringIO())
     assert recognizer.phrases is not None and len(recognizer.fillers) == 400
     assert "listening with the grammar recognizer" in caplog.text and "400 of its most frequent" in caplog.text
+    # [asr] captions = true: the open recognizer beside it
+    assert isinstance(recognizer, CaptionedRecognizer) and recognizer.captioner.phrases is None
+    recognizer.close()
+
+
+def test_captions_hear_every_word_while_the_grammar_decides(tmp_path, fillers):
+    """Both recognizers from the same chunks: the rules get only the grammar's
+    words (stand-ins or [unk]); the captions have the open recognizer's words."""
+    from tests.realparts import KO_TEXT, espeak_wav
+    from voicehost.asr import CaptionedRecognizer
+    from voicehost.live.listening import chunks_of
+
+    speech = read_wav(espeak_wav(tmp_path / "ko.wav", KO_TEXT, "ko"))
+    seen = []
+    recognizer = CaptionedRecognizer(
+        VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS), force_grammar=True, fillers=fillers),
+        VoskRecognizer(ko_live_model()), on_caption=seen.append)
+    items = []
+    for chunk in chunks_of(speech, 0.04):
+        items += recognizer.accept(chunk)
+    items += recognizer.finish()
+    assert recognizer.audio_time == pytest.approx(speech.seconds, abs=0.05)
+    assert {w.word for w in plain_words(items)} <= set(STAND_INS) | {"[unk]"}
+    captions = [w.word for w in recognizer.captions]
+    assert len(captions) >= 4 and "[unk]" not in captions and not set(captions) & set(STAND_INS)
+    assert seen and captions == [w.word for w in plain_words(i for batch in seen for i in batch)]
     recognizer.close()

@@ -32,7 +32,9 @@ import functools
 import hashlib
 import json
 import logging
+import queue
 import shutil
+import threading
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,7 +74,8 @@ class Recognizer(Protocol):
     (and `Revision`s of words it committed earlier); `audio_time` is how much
     audio it has been fed."""
 
-    audio_time: float
+    @property
+    def audio_time(self) -> float: ...
 
     def accept(self, pcm: bytes) -> list[Word | Revision]: ...
 
@@ -215,6 +218,18 @@ FOUR_MAFIA = SpeechLimits()
 
 
 Meaning = Callable[[str], Hashable]
+# What every wrong form of the trigger means (`rule_meaning`): never taken from
+# a partial, the final result decides. A wrong form only ever refuses, so
+# waiting costs a refusal a quarter of a second; a trigger shown for a moment
+# as its wrong form ("выставляем" -> "выставляю", the commonest mishearing near
+# the trigger) is then never announced as a refusal and corrected.
+WRONG_FORM = ("wrong form",)
+# The trigger, and a word the rules do not know: after a taken trigger such a
+# word can only refuse the nomination (extra words), and a partial shows one
+# where a number is still being heard ("выставляю [unk]" -> "выставляю
+# седьмого"), so it too waits for the partial to change or the final result.
+TRIGGER = ("trigger",)
+OTHER = ("other",)
 
 
 def exact_text(text: str) -> Hashable:
@@ -236,13 +251,15 @@ def rule_meaning(grammar: Grammar) -> Meaning:
     def meaning(text: str) -> Hashable:
         word = normalize(text)
         kind = grammar.kind(word)
+        if kind is Kind.TRIGGER:
+            return TRIGGER
         if kind is Kind.NUMBER:
             return ("number", grammar.number(word))
         if kind is Kind.WRONG_FORM:
-            return ("wrong form",)
+            return WRONG_FORM
         if not grammar.reacts_to(text):
-            return ("other",)
-        return ("word", word)
+            return OTHER
+        return (kind.value, word)
 
     return meaning
 
@@ -266,6 +283,7 @@ class PartialCommitter:
         self._first: dict[tuple[int, Hashable], float] = {}
         self._taken: list[Word] = []  # this utterance's words taken from partials
         self._held = False            # a word is waiting for the final result
+        self._attempt = False         # the last words taken are the trigger and fillers
         self.anchor = 0.0             # audio time where this utterance started
         self.last: Word | None = None  # the last word of the last final result (exact times)
 
@@ -286,12 +304,17 @@ class PartialCommitter:
             later = index < len(texts) - 1
             if not later and audio_time - first + 1e-9 < self.stable_seconds:
                 continue
+            if key[1] == WRONG_FORM or (self._attempt and key[1] == OTHER):
+                continue  # the words after it wait with it
             word = self.estimate(text, first, audio_time)
             if self._risky(first):
                 self._held = True
                 continue
             self._taken.append(word)
             out.append(word)
+            meaning = key[1]
+            filler = isinstance(meaning, tuple) and meaning[:1] == (Kind.FILLER.value,)
+            self._attempt = meaning == TRIGGER or (self._attempt and filler)
         self._first = {k: v for k, v in self._first.items() if k in keys}
         return out
 
@@ -329,7 +352,7 @@ class PartialCommitter:
                  for i in items]
         taken, self._taken = self._taken, []
         self._first.clear()
-        self._held = False
+        self._held = self._attempt = False
         self.anchor = audio_time
         if words:
             self.last = words[-1]
@@ -434,6 +457,99 @@ class VoskRecognizer:
     def close(self) -> None:
         self._rec = None
         malloc_trim()
+
+
+CAPTION_WORDS = 200  # the captions kept: the last words heard
+
+
+class CaptionedRecognizer:
+    """Both recognizers together (`[asr] captions = true`): the grammar
+    recognizer decides, and an open recognizer over the same model, fed the
+    same chunks on a thread of its own (so its slower decoding never holds up
+    a decision), hears every word for the captions (`captions`: the last
+    words it settled on, revisions applied, times from the stream's start;
+    `on_caption` is called on that thread). The rules only ever see the
+    deciding recognizer's words."""
+
+    def __init__(self, decider: VoskRecognizer, captioner: VoskRecognizer,
+                 on_caption: Callable[[list[Word | Revision]], None] | None = None) -> None:
+        self.decider = decider
+        self.captioner = captioner
+        self.on_caption = on_caption
+        self._captions: list[Word] = []
+        self._lock = threading.Lock()
+        self._queue: queue.Queue[bytes | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="captions", daemon=True)
+        self._thread.start()
+
+    @property
+    def captions(self) -> list[Word]:
+        with self._lock:
+            return list(self._captions)
+
+    @property
+    def audio_time(self) -> float:
+        return self.decider.audio_time
+
+    @property
+    def pending(self) -> bool:
+        return self.decider.pending
+
+    @property
+    def phrases(self) -> list[str] | None:
+        return self.decider.phrases
+
+    @property
+    def fillers(self) -> frozenset[str]:
+        return self.decider.fillers
+
+    def knows(self, word: str) -> bool:
+        return self.decider.knows(word)
+
+    def missing(self, words: Iterable[str]) -> list[str]:
+        return self.decider.missing(words)
+
+    def warm_up(self) -> None:
+        self.decider.warm_up()
+        self._queue.put(b"\0\0" * (RATE // 2))
+
+    def accept(self, pcm: bytes) -> list[Word | Revision]:
+        self._queue.put(pcm)
+        return self.decider.accept(pcm)
+
+    def finish(self, timeout: float = 60.0) -> list[Word | Revision]:
+        """The decider's last words; the captions catch up first (at most `timeout`)."""
+        words = self.decider.finish()
+        self._stop(timeout)
+        if not self._thread.is_alive():
+            self._caption(self.captioner.finish())
+        return words
+
+    def _run(self) -> None:
+        while (pcm := self._queue.get()) is not None:
+            try:
+                self._caption(self.captioner.accept(pcm))
+            except Exception:  # the captions stop; the table goes on deciding
+                log.exception("the captions recognizer failed")
+                return
+
+    def _caption(self, items: list[Word | Revision]) -> None:
+        if items:
+            with self._lock:
+                self._captions = plain_words([*self._captions, *items])[-CAPTION_WORDS:]
+            if self.on_caption is not None:
+                self.on_caption(items)
+
+    def _stop(self, timeout: float) -> None:
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join(timeout)
+
+    def close(self) -> None:
+        self._stop(5.0)
+        if not self._thread.is_alive():
+            self.captioner.close()
+        self.decider.close()
 
 
 def new_words(items: Iterable[Word | Revision]) -> list[Word]:

@@ -35,6 +35,7 @@ class AsrSettings:
     listen_lag: float = 1.0       # the game clock runs this far behind the microphone
     low_latency: bool = True      # load the model with a short partial-lattice delay
     endpoint_ms: int = 250        # trailing silence that ends an utterance (endpoint rule 2)
+    captions: bool = False        # an open recognizer beside the grammar one, for captions
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,9 @@ weighted with the word's unigram cost (-log p): the lower, the more frequent."""
 from __future__ import annotations
 
 import logging
+import mmap
 import re
 import struct
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -32,12 +32,15 @@ SYMBOLS_MAGIC = 2125658996
 _SPECIAL = re.compile(r"^(<.*>|\[.*\]|#\d+|!.*)$")  # <eps>, <s>, [unk], [1], #0, !SIL: no words of speech
 
 
+Buffer = bytes | mmap.mmap
+
+
 class VocabularyError(ValueError):
     """A grammar FST this reader does not know (another FST type, a damaged file)."""
 
 
 class _Reader:
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: Buffer) -> None:
         self.data = data
         self.pos = 0
 
@@ -50,63 +53,48 @@ class _Reader:
         size = self.take("<i")
         if size < 0 or self.pos + size > len(self.data):
             raise VocabularyError("a string runs past the end of the file")
-        value = self.data[self.pos:self.pos + size].decode("utf-8", "replace")
+        value = bytes(self.data[self.pos:self.pos + size]).decode("utf-8", "replace")
         self.pos += size
         return value
 
-    def skip_text(self) -> None:
-        size = self.take("<i")
-        self.pos += size
 
-    def symbols(self) -> _Symbols:
-        """A symbol table, walked once for where each entry is; its texts are
-        read only for the words asked for."""
-        if self.take("<i") != SYMBOLS_MAGIC:
-            raise VocabularyError("no symbol table where the header says there is one")
-        self.skip_text()        # the table's name
-        self.take("<q")         # the next free key
-        size = self.take("<q")
-        data, pos = self.data, self.pos
-        length, number = struct.Struct("<i").unpack_from, struct.Struct("<q").unpack_from
-        offsets: dict[int, int] = {}
-        for _ in range(size):
-            size_of = length(data, pos)[0]
-            offsets[number(data, pos + 4 + size_of)[0]] = pos
-            pos += 12 + size_of
-        if pos > len(data):
-            raise VocabularyError("the symbol table runs past the end of the file")
-        self.pos = pos
-        return _Symbols(data, offsets)
-
-
-class _Symbols:
-    """A symbol table's entries (int32 length, UTF-8 text, int64 key) by key."""
-
-    def __init__(self, data: bytes, offsets: dict[int, int]) -> None:
-        self.data = data
-        self.offsets = offsets
-
-    def get(self, key: int) -> str | None:
-        pos = self.offsets.get(key)
-        if pos is None:
-            return None
-        (size,) = struct.unpack_from("<i", self.data, pos)
-        return self.data[pos + 4:pos + 4 + size].decode("utf-8", "replace")
-
-
-def unigram_words(fst: Path) -> Iterator[str]:
-    """Every word of an n-gram grammar FST, the most frequent first (read as they are asked for)."""
+def unigram_words(fst: Path, limit: int) -> list[str]:
+    """The `limit` most frequent words of an n-gram grammar FST, the most
+    frequent first. The file is mapped, not read: only its output symbol
+    table and the root state's futures are touched."""
     try:
-        data = fst.read_bytes()
+        with fst.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return _unigram_words(data, limit)
     except OSError as exc:
         raise VocabularyError(f"cannot read {fst}: {exc.strerror or exc}") from None
-    try:
-        return _unigram_words(data)
     except (struct.error, ValueError, IndexError) as exc:
         raise VocabularyError(f"{fst} is not an n-gram FST this reader knows ({exc})") from None
 
 
-def _unigram_words(data: bytes) -> Iterator[str]:
+def _model_start(data: Buffer, start: int, states: int) -> tuple[int, int, int]:
+    """Where the n-gram model begins (past the symbol tables), and its future
+    and final counts: the first place from `start` holding the header's state
+    count whose counts make the model end exactly at the end of the file."""
+    needle = struct.pack("<Q", states)
+    at = start - 1
+    while True:
+        at = data.find(needle, at + 1)
+        if at < 0:
+            raise VocabularyError("no n-gram model after the symbol tables")
+        futures, finals = struct.unpack_from("<QQ", data, at + 8)
+        if futures > len(data) or finals > len(data):
+            continue
+        if _model_end(at, states, futures, finals) == len(data):
+            return at, futures, finals
+
+
+def _model_end(base: int, states: int, futures: int, finals: int) -> int:
+    blocks = sum((bits + 63) // 64 for bits in (2 * states + 1, futures + states + 1, states))
+    labels_end = 24 + 8 * blocks + 4 * (states + 1) + 4 * futures
+    return base + ((labels_end + 3) & ~3) + 4 * (states + 1) + 4 * finals + 4 * (futures + 1)
+
+
+def _unigram_words(data: Buffer, limit: int) -> list[str]:
     reader = _Reader(data)
     if reader.take("<i") != FST_MAGIC:
         raise VocabularyError("not an OpenFst file")
@@ -123,29 +111,60 @@ def _unigram_words(data: bytes) -> Iterator[str]:
         raise VocabularyError("the FST carries no word symbols")
     if flags & 1:  # the input symbols: the output table is the next one (its magic is no UTF-8)
         reader.pos = data.find(struct.pack("<i", SYMBOLS_MAGIC), reader.pos + 4)
-    words = reader.symbols()
-    if reader.take("<Q") != states:
-        raise VocabularyError("the n-gram model's state count differs from the header's")
-    futures = reader.take("<Q")
-    finals = reader.take("<Q")
-    base = reader.pos - 24
+    table = reader.pos
+    base, futures, finals = _model_start(data, table, states)
     blocks = [(bits + 63) // 64 for bits in (2 * states + 1, futures + states + 1, states)]
-    future_bits = base + 24 + 8 * blocks[0]
-    labels = base + 24 + 8 * sum(blocks) + 4 * (states + 1)
-    offset = (labels + 4 * futures - base + 3) & ~3
-    weights = base + offset + 4 * (states + 1) + 4 * finals
-    if weights + 4 * (futures + 1) != len(data):
-        raise VocabularyError("the n-gram model's sizes do not add up to the file's")
     # The root's futures run from the future bitmap's first 0 to its second.
-    bitmap = np.frombuffer(data, dtype="<u8", count=blocks[1], offset=future_bits)
-    bits = np.unpackbits(bitmap.view(np.uint8), bitorder="little")
-    zeros = np.flatnonzero(bits[:futures + states + 1] == 0)
-    count = int(zeros[1] - zeros[0] - 1)
-    first = int(np.count_nonzero(bits[:zeros[0]]))  # the futures of the states before it
+    count, first = _root_futures(data, base + 24 + 8 * blocks[0], futures + states + 1)
+    labels = base + 24 + 8 * sum(blocks) + 4 * (states + 1)
+    weights = _model_end(base, states, futures, finals) - 4 * (futures + 1)
     root = np.frombuffer(data, dtype="<i4", count=count, offset=labels + 4 * first)
     costs = np.frombuffer(data, dtype="<f4", count=count, offset=weights + 4 * first)
-    ranked = (words.get(int(label)) for label in root[np.argsort(costs, kind="stable")])
-    return (word for word in ranked if word is not None)
+    wanted = {int(label): rank for rank, label in enumerate(root[np.argsort(costs, kind="stable")][:limit])}
+    del root, costs  # views of the mapping: gone before it closes
+    found = _symbols(data, table, wanted)
+    return [word for _, word in sorted(found)]
+
+
+def _root_futures(data: Buffer, at: int, bits: int) -> tuple[int, int]:
+    """(how many futures the root state has, the index of its first), from
+    the future bitmap's first two zeros, read 64 K bits at a time."""
+    zeros: list[int] = []
+    ones = first = 0
+    total = (bits + 63) // 64
+    for block in range(0, total, 1024):
+        words = np.frombuffer(data, dtype="<u8", count=min(1024, total - block), offset=at + 8 * block)
+        unpacked = np.unpackbits(words.view(np.uint8), bitorder="little")
+        for index in np.flatnonzero(unpacked == 0)[:2 - len(zeros)]:
+            if not zeros:
+                first = ones + int(np.count_nonzero(unpacked[:index]))
+            zeros.append(64 * block + int(index))
+        ones += int(np.count_nonzero(unpacked))
+        del words, unpacked
+        if len(zeros) == 2:
+            return zeros[1] - zeros[0] - 1, first
+    raise VocabularyError("the future bitmap has no root state")
+
+
+def _symbols(data: Buffer, at: int, wanted: dict[int, int]) -> list[tuple[int, str]]:
+    """(rank, text) of the symbols whose keys are `wanted` (key -> rank)."""
+    reader = _Reader(data)
+    reader.pos = at
+    if reader.take("<i") != SYMBOLS_MAGIC:
+        raise VocabularyError("no symbol table where the header says there is one")
+    reader.text()        # the table's name
+    reader.take("<q")    # the next free key
+    size = reader.take("<q")
+    pos = reader.pos
+    length, number = struct.Struct("<i").unpack_from, struct.Struct("<q").unpack_from
+    out = []
+    for _ in range(size):
+        size_of = length(data, pos)[0]
+        rank = wanted.get(number(data, pos + 4 + size_of)[0])
+        if rank is not None:
+            out.append((rank, bytes(data[pos + 4:pos + 4 + size_of]).decode("utf-8", "replace")))
+        pos += 12 + size_of
+    return out
 
 
 def frequent_words(model_dir: Path, limit: int, exclude: set[str] | None = None) -> list[str]:
@@ -156,12 +175,12 @@ def frequent_words(model_dir: Path, limit: int, exclude: set[str] | None = None)
     if not fst.is_file():
         log.info("%s has no graph/Gr.fst: no filler vocabulary for a grammar", model_dir)
         return []
+    skip = exclude or set()
     try:
-        ranked = unigram_words(fst)
+        ranked = unigram_words(fst, 2 * limit + len(skip) + 100)
     except VocabularyError as exc:
         log.warning("no filler vocabulary from %s: %s", model_dir, exc)
         return []
-    skip = exclude or set()
     out: list[str] = []
     for word in ranked:
         if word not in skip and not _SPECIAL.match(word) and " " not in word:

@@ -15,6 +15,7 @@ from typing import Any, TextIO
 from voicehost.asr import (
     FOUR_MAFIA,
     AsrError,
+    CaptionedRecognizer,
     Meaning,
     Recognizer,
     SpeechLimits,
@@ -120,7 +121,7 @@ async def play_recording(live: LiveTable, source: Source, recognizer: Recognizer
     _close(recognizer)
 
 
-def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecognizer:
+def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecognizer | CaptionedRecognizer:
     """The recognizer `run` and `train` listen with: the model loaded once,
     the recognizer `[asr] mode` picks, warmed up; the host is told which rule
     words the model can never hear."""
@@ -142,7 +143,12 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
         fillers = grammar_fillers(model_dir, grammar, phrases)
         log.info("the speech model has no [unk]: %d of its frequent words are fillers heard as [unk], %d more "
                  "are forms the rules react to", len(fillers[0]), len(fillers[1]))
-    recognizer = listening_recognizer(model, config.asr, phrases, limits, rule_meaning(grammar), *fillers)
+    decider = listening_recognizer(model, config.asr, phrases, limits, rule_meaning(grammar), *fillers)
+    recognizer: VoskRecognizer | CaptionedRecognizer = decider
+    if config.asr.captions and decider.phrases is not None:
+        log.info("[asr] captions: an open recognizer beside the grammar one hears every word for the captions")
+        recognizer = CaptionedRecognizer(decider, VoskRecognizer(model, stable_seconds=config.asr.stable_ms / 1000,
+                                                                 limits=limits))
     recognizer.warm_up()  # the first utterance is not the one that pays for the decoder's start-up
     missing = unheard_rule_words(grammar, recognizer.knows)
     if missing:
