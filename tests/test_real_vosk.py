@@ -239,7 +239,7 @@ def test_the_table_recognizer_warns_of_unheard_words_and_judges_by_meaning(rules
 
     config = Config(ruleset=ruleset, asr=AsrSettings(model=str(KO_MODEL), low_latency=False))
     out = io.StringIO()
-    with caplog.at_level("WARNING", logger="voicehost.live.listening"):
+    with caplog.at_level("INFO", logger="voicehost.live.listening"):
         recognizer = recognizer_for(config, config.rules(), out)
     meaning = recognizer._committer.meaning
     recognizer.close()

@@ -223,6 +223,23 @@ def _score(utterances: Any, speaker: Any, sink: Any, stand_ins: Any, t0: float) 
     return out
 
 
+def _rss_now_mb() -> float | None:
+    """The process's resident memory now (Linux /proc), beside the peak."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+def _memory(peak_target: int) -> str:
+    now = _rss_now_mb()
+    return (f"{_peak_rss_mb():.0f} MB (target <= {peak_target} MB)"
+            + ("" if now is None else f", {now:.0f} MB resident now"))
+
+
 def _peak_rss_mb() -> float:
     import resource
 
@@ -370,7 +387,10 @@ def latency(runs: int = 3, mode: str = "grammar", compare: bool = True) -> None:
     print(f"at the table ([asr] mode auto) this model gets {choice}: the model has no [unk], so "
           f"{len(table.fillers)} of its most frequent other words are fillers heard as [unk]")
     free = fixture.free_speech()
-    table_runs = [_one_run(table.recognizer, speaker, sink, pcm, transcript, table.stand_ins) for _ in range(runs)]
+    table_runs, synthesized = [], 0
+    for _ in range(runs):
+        table_runs.append(_one_run(table.recognizer, speaker, sink, pcm, transcript, table.stand_ins))
+        synthesized += sum(1 for s in speaker.spoken if not s.cached)
     _print_runs("table default (auto), ", table_runs)
     mid, mid_missed, mid_wrong = _summary(table_runs, "mid")
     final, final_missed, final_wrong = _summary(table_runs, "final")
@@ -381,14 +401,14 @@ def latency(runs: int = 3, mode: str = "grammar", compare: bool = True) -> None:
     found, heard = _false_nominations(table.recognizer, free, table.stand_ins)
     print(f"free speech: {len(free) / 2 / 16000:.0f} s of espeak-ng Korean ({len(fixture.FREE_SPEECH)} sentences, "
           f"no stand-in), {heard} words heard, {found} false nominations (target 0)")
-    rss_off = _peak_rss_mb()
-    print(f"peak RSS of the whole process, captions off: {rss_off:.0f} MB (the 5-word runs before it: "
-          f"{rss_small:.0f} MB; target <= 700 MB)")
+    print(f"peak RSS of the whole process, captions off: {_memory(700)}; the 5-word runs before it peaked at "
+          f"{rss_small:.0f} MB; {synthesized} lines were synthesized during the table runs (corrections after a "
+          f"final result; a Piper synthesis with the model loaded is where the peak comes from)")
     cpu = time.process_time()
     captioned = _one_run(lambda: table.recognizer(captions=True), speaker, sink, pcm, transcript, table.stand_ins)
     cpu = time.process_time() - cpu
     _print_runs("captions on ([asr] captions = true), ", [captioned])
-    print(f"peak RSS of the whole process, captions on: {_peak_rss_mb():.0f} MB (target <= 900 MB); "
+    print(f"peak RSS of the whole process, captions on: {_memory(900)}; "
           f"CPU of that run {cpu:.1f} s for {transcript['seconds']:.0f} s of audio "
           f"({100 * cpu / transcript['seconds']:.0f}% of one core, of {os.cpu_count()})")
     load_after = os.getloadavg()

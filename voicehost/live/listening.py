@@ -152,7 +152,7 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
     recognizer.warm_up()  # the first utterance is not the one that pays for the decoder's start-up
     missing = unheard_rule_words(grammar, recognizer.knows)
     if missing:
-        log.warning("the speech model %s lacks %d of the %d rule words of the grammar %s: %s", model_dir,
+        log.info("the speech model %s lacks %d of the %d rule words of the grammar %s: %s", model_dir,
                     len(missing), len(phrases), rules.grammar, " ".join(missing))
         words = ", ".join(missing[:12]) + (" …" if len(missing) > 12 else "")
         out.write(live_texts(rules.phrasebook).text("model_missing_words", count=len(missing), words=words) + "\n")
