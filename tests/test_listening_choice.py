@@ -28,17 +28,18 @@ WITH_UNK = fake_vocabulary("[unk]", "выставляю")
 WITHOUT_UNK = fake_vocabulary("выставляю")
 
 
-@pytest.mark.parametrize("mode,knows,grammar,why", [
-    ("auto", WITH_UNK, True, "has [unk]"),
-    ("auto", WITHOUT_UNK, False, "no [unk]"),
-    ("grammar", WITH_UNK, True, "mode is grammar"),
-    ("grammar", WITHOUT_UNK, True, "no [unk], so any sound"),
-    ("open", WITH_UNK, False, "mode is open"),
-    ("open", WITHOUT_UNK, False, "mode is open"),
-], ids=["auto-unk-grammar", "auto-no-unk-open", "grammar-kept", "grammar-kept-warned", "open-kept",
-        "open-kept-no-unk"])
-def test_mode_picks_the_recognizer(mode, knows, grammar, why):
-    choice = choose_listening(mode, knows)
+@pytest.mark.parametrize("mode,knows,fillers,grammar,why", [
+    ("auto", WITH_UNK, 0, True, "has [unk]"),
+    ("auto", WITHOUT_UNK, 0, False, "no [unk], nor a vocabulary"),
+    ("auto", WITHOUT_UNK, 400, True, "400 of its most frequent words"),
+    ("grammar", WITH_UNK, 0, True, "mode is grammar"),
+    ("grammar", WITHOUT_UNK, 0, True, "no [unk], so any sound"),
+    ("open", WITH_UNK, 0, False, "mode is open"),
+    ("open", WITHOUT_UNK, 400, False, "mode is open"),
+], ids=["auto-unk-grammar", "auto-no-unk-open", "auto-fillers-grammar", "grammar-kept", "grammar-kept-warned",
+        "open-kept", "open-kept-no-unk"])
+def test_mode_picks_the_recognizer(mode, knows, fillers, grammar, why):
+    choice = choose_listening(mode, knows, fillers)
     assert choice.grammar is grammar and why in choice.why
     assert ("grammar" in choice.name) is grammar
 
@@ -79,14 +80,15 @@ def test_the_log_says_which_recognizer_and_why(caplog, monkeypatch):
     built = {}
 
     class Recorded:
-        def __init__(self, model, *, phrases, stable_seconds, force_grammar, limits):
-            built.update(phrases=phrases, force_grammar=force_grammar, stable_seconds=stable_seconds)
+        def __init__(self, model, *, phrases, stable_seconds, force_grammar, limits, meaning, fillers):
+            built.update(phrases=phrases, force_grammar=force_grammar, stable_seconds=stable_seconds,
+                         fillers=fillers)
 
     monkeypatch.setattr(listening, "VoskRecognizer", Recorded)
     model = FakeModel({"[unk]", "выставляю"})
     with caplog.at_level(logging.INFO, logger="voicehost.live.listening"):
         listening.listening_recognizer(model, AsrSettings(mode="auto", stable_ms=120), ["выставляю", "семь"])
-    assert built == {"phrases": ["выставляю", "семь"], "force_grammar": True, "stable_seconds": 0.12}
+    assert built == {"phrases": ["выставляю", "семь"], "force_grammar": True, "stable_seconds": 0.12, "fillers": []}
     (line,) = [r.getMessage() for r in caplog.records]
     assert line.startswith("listening with the grammar recognizer") and "has [unk]" in line
 
@@ -148,3 +150,30 @@ def test_host_question_words_must_start_as_the_rule_reads_them(tmp_path):
     (tmp_path / "numbers.ru.toml").write_text((GRAMMARS / "numbers.ru.toml").read_text("utf-8"), "utf-8")
     with pytest.raises(DataError, match="'ведомый' starts with none of address or subject"):
         load_grammar("club", tmp_path)
+
+
+# ---------------------------------------------------------------- words the model cannot hear
+
+def test_the_rule_words_a_model_lacks_come_with_the_nominations_words_first():
+    from voicehost.asr import unheard_rule_words
+
+    grammar = load_grammar("ru")
+    everything = set(grammar_phrases(grammar))
+    assert unheard_rule_words(grammar, lambda w: w in everything) == []
+    lacks = {"пари", "спасибо", "седьмого", "первого", "выставляю"}
+    missing = unheard_rule_words(grammar, lambda w: w not in lacks)
+    assert missing == ["выставляю", "первого", "седьмого", "спасибо", "пари"]
+    nothing = unheard_rule_words(grammar, lambda w: False)
+    assert nothing[0] == "выставляю" and set(nothing) == everything
+    assert [grammar.numbers[w] for w in nothing[1:1 + len(grammar.numbers)]] == sorted(grammar.numbers.values())
+
+
+def test_a_models_frequent_words_split_into_fillers_and_forms_the_rules_hear():
+    from voicehost.asr import filler_split
+
+    grammar = load_grammar("ru")
+    rule_words = grammar_phrases(grammar)
+    fillers, heard = filler_split(grammar, ["и", "выставляю", "честное", "дом", "седьмого", "честностью"],
+                                  rule_words)
+    assert fillers == ["и", "дом"]  # heard as [unk]
+    assert heard == ["честное", "честностью"]  # a forbidden word's other forms are heard as themselves

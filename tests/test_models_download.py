@@ -161,3 +161,54 @@ def test_models_download_without_network_explains_itself():
     assert proc.returncode == 2
     (line,) = proc.stderr.strip().splitlines()
     assert "cannot reach huggingface.co" in line and "models download" in line
+
+
+def test_each_table_language_has_its_own_default_model_and_voice():
+    """ua-club (language uk) listens with a Ukrainian Vosk model and speaks
+    with a Ukrainian Piper voice; the Russian rulesets keep theirs."""
+    entries = models.load_manifest()
+    asr, voice = models.pick(entries, "asr", None, "uk"), models.pick(entries, "voice", None, "uk")
+    assert (asr.key, asr.language, asr.folder) == ("small-uk", "uk", "vosk-model-small-uk-v3-small")
+    assert asr.files[0].url == "https://alphacephei.com/vosk/models/vosk-model-small-uk-v3-small.zip"
+    assert voice.key == "ukrainian_tts" and voice.language == "uk"
+    assert [f.name for f in voice.files] == ["uk_UA-ukrainian_tts-medium.onnx", "uk_UA-ukrainian_tts-medium.onnx.json"]
+    assert voice.files[0].url.startswith("https://huggingface.co/rhasspy/piper-voices/resolve/v1.0.0/uk/uk_UA/")
+    assert models.pick(entries, "asr", None, "ru").key == "small-ru"
+    assert all(e.language in ("ru", "uk") for e in entries.values())
+    for language in ("ru", "uk"):  # one default of each kind per language
+        for kind in ("asr", "voice"):
+            assert sum(e.default for e in entries.values() if (e.kind, e.language) == (kind, language)) == 1
+    with pytest.raises(models.DownloadError, match="no default asr for the language 'de'"):
+        models.pick(entries, "asr", None, "de")
+
+
+def test_an_empty_model_or_voice_setting_loads_the_table_languages(tmp_path):
+    from voicehost.config import AsrSettings, Config, TtsSettings
+    from voicehost.paths import MODELS
+
+    config = Config()
+    assert config.model_dir("uk") == MODELS / "vosk-model-small-uk-v3-small"
+    assert config.voice_file("uk") == MODELS / "uk_UA-ukrainian_tts-medium.onnx"
+    assert config.model_dir("ru") == MODELS / "vosk-model-small-ru-0.22"
+    assert config.voice_file("ru") == MODELS / "ru_RU-irina-medium.onnx"
+    named = Config(asr=AsrSettings(model=str(tmp_path / "m")), tts=TtsSettings(voice="models/x.onnx"))
+    assert named.model_dir("uk") == tmp_path / "m" and named.voice_file("uk").name == "x.onnx"
+
+
+def test_models_download_for_ua_club_fetches_the_ukrainian_model():
+    proc = subprocess.run([sys.executable, "-m", "voicehost", "models", "download", "--only", "asr",
+                           "--ruleset", "ua-club"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stdout.startswith("asr small-uk: Vosk small Ukrainian model")
+    (line,) = proc.stderr.strip().splitlines()
+    assert "cannot reach alphacephei.com" in line
+
+
+def test_models_list_offers_the_ukrainian_model_and_voice():
+    proc = subprocess.run([sys.executable, "-m", "voicehost", "models", "list"], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0
+    lines = proc.stdout.splitlines()
+    assert any(line.startswith("asr.small-uk ") and "(default for uk)" in line for line in lines)
+    assert any(line.startswith("voice.ukrainian_tts ") and "(default for uk)" in line for line in lines)
+    assert any(line.startswith("asr.small-ru ") and "(default for ru)" in line for line in lines)

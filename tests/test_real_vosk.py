@@ -190,9 +190,10 @@ def test_low_latency_view_leaves_the_model_alone(tmp_path, speech):
 
 
 def test_auto_mode_on_a_model_without_unk_listens_openly_and_hears_the_fixture(caplog):
-    """`[asr] mode = "auto"` (the default) with the Korean model, which has no
-    [unk]: the table gets the open recognizer, says so in the log, and still
-    hears the committed fixture. The open recognizer's words vary a little
+    """`[asr] mode = "auto"` with the Korean model, which has no [unk], and no
+    filler vocabulary (`recognizer_for` gives one from the model's graph, see
+    test_real_fillers.py): the open recognizer, said in the log, still hears
+    the committed fixture. The open recognizer's words vary a little
     from one recognizer to the next over the same model, so the check is on
     what holds every time: each nomination starts with its trigger, most are
     heard exactly, and words outside the grammar come through."""
@@ -220,3 +221,32 @@ def test_auto_mode_on_a_model_without_unk_listens_openly_and_hears_the_fixture(c
     exact = sum(" ".join(got) == u["text"] for got, u in zip(heard, measured, strict=True))
     assert exact >= len(measured) // 3, heard
     assert {w.word for w in words} - set(STAND_INS), "an open recognizer hears more than the grammar"
+
+
+@pytest.mark.parametrize("ruleset, line, seven", [
+    ("4mafia", "Модель распознавания не знает слов грамматики (", "седьмого"),
+    ("ua-club", "Модель розпізнавання не знає слів граматики (", "сьомого")])
+def test_the_table_recognizer_warns_of_unheard_words_and_judges_by_meaning(ruleset, line, seven, caplog):
+    """`recognizer_for` (run, train) over the Korean model, which knows no
+    Russian or Ukrainian word: the host is told so at start in the table's
+    language, the trigger first, and the log has the whole list; the
+    committer judges partial words by the table's grammar (a number word in
+    another case is the same seat, the trigger is not its wrong form)."""
+    import io
+
+    from voicehost.config import AsrSettings, Config
+    from voicehost.live.listening import recognizer_for
+
+    config = Config(ruleset=ruleset, asr=AsrSettings(model=str(KO_MODEL), low_latency=False))
+    out = io.StringIO()
+    with caplog.at_level("INFO", logger="voicehost.live.listening"):
+        recognizer = recognizer_for(config, config.rules(), out)
+    meaning = recognizer._committer.meaning
+    recognizer.close()
+    grammar = load_grammar(config.rules().grammar)
+    assert meaning(seven) == meaning("7") == ("number", 7)
+    assert meaning(grammar.trigger) != meaning(sorted(grammar.wrong_forms)[0])
+    count = len(grammar_phrases(grammar))
+    (said,) = out.getvalue().splitlines()
+    assert said.startswith(f"{line}{count}") and said.split(": ", 1)[1].startswith(grammar.trigger + ", ")
+    assert f"lacks {count} of the {count} rule words" in caplog.text

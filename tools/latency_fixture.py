@@ -124,6 +124,66 @@ def load_transcript(path: Path = FIXTURE) -> dict:
     return json.loads(path.with_suffix(".json").read_text("utf-8"))
 
 
+# ------------------------------------------------------------ the table's grammar, in Korean
+#
+# The Russian table's grammar has 222 words, most of them forms of one another:
+# every case of every number ("седьмой/седьмого/седьмому…"), and 25 wrong forms
+# of the trigger that share its beginning ("выставляем/выставляя…"). A Korean
+# noun takes its case from a particle written onto it ("게임을", "게임의"), so
+# the stand-ins with a particle, then the model's other words that begin with a
+# stand-in ("게임기", "버스터"), play the other forms of their number; the words
+# that begin like "라디오" play the wrong forms of the trigger; the model's most
+# frequent other words fill the grammar to the Russian one's size, heard as
+# themselves (words the rules do not know).
+
+PARTICLES = ("을", "를", "이", "가", "은", "는", "의", "에", "에서", "으로", "로", "와", "과", "도", "만", "까지",
+             "에게", "처럼", "보다", "이나", "부터", "라도", "마다", "밖에")
+TABLE_SIZE = 222  # grammar_phrases(load_grammar("ru"))
+# Free speech between nominations (espeak-ng Korean; no stand-in in it).
+FREE_SPEECH = ["안녕하세요 만나서 반갑습니다", "오늘 날씨가 좋네요", "이 사람은 정말 이상해요", "어제 영화를 봤어요",
+               "커피 한 잔 주세요", "내일 다시 만나요", "저는 학교에 갑니다", "한국어를 공부하고 있어요"]
+
+
+def table_grammar(ranked: list[str], knows, size: int = TABLE_SIZE) -> dict[str, str]:
+    """Korean word -> the Russian word it plays ("" for a word the rules do not
+    know): the stand-ins, their forms, the trigger's look-alikes, and frequent
+    words up to `size`. `ranked` is the model's vocabulary, most frequent first."""
+    from voicehost.phrases.grammar import load_grammar
+
+    grammar = load_grammar("ru")
+    forms: dict[int, list[str]] = {}
+    for word, seat in grammar.numbers.items():
+        forms.setdefault(seat, []).append(word)
+    table = dict(STAND_INS)
+    wrong = iter(sorted(grammar.wrong_forms))
+    for stand_in, russian in STAND_INS.items():
+        if russian == grammar.trigger:
+            continue
+        others = [f for f in forms[grammar.numbers[russian]] if f != russian]
+        alike = [stand_in + p for p in PARTICLES if knows(stand_in + p)]
+        alike += [w for w in ranked if w.startswith(stand_in) and w != stand_in and w not in alike]
+        table.update(zip(alike, others, strict=False))  # as many as the number has forms
+    trigger = next(k for k, v in STAND_INS.items() if v == grammar.trigger)
+    for word in ranked:
+        if word.startswith(trigger[:2]) and word not in table:
+            table[word] = next(wrong, "")
+    for word in ranked:
+        if len(table) >= size:
+            break
+        if word not in table and not word.startswith(("<", "[", "#", "!")):
+            table[word] = ""
+    return table
+
+
+def free_speech(seconds_between: float = GAP) -> bytes:
+    """The free speech, each sentence followed by room noise."""
+    rng = np.random.default_rng(3)
+    parts = []
+    for text in FREE_SPEECH:
+        parts += [_espeak(text, 160), rng.normal(0, NOISE, int(RATE * seconds_between))]
+    return np.clip(np.concatenate(parts), -32768, 32767).astype("<i2").tobytes()
+
+
 if __name__ == "__main__":
     import tempfile
 

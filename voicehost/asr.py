@@ -6,8 +6,13 @@ the live loop adds the game-clock time of that start.
 Words are decided from Vosk's plain-text partial (`SetPartialWords(False)`):
 it is the best path over every decoded frame, so a word shows ~0.45 s after
 it ends, where the timed partial waits for lattice determinization (0.85-1.8 s).
-A partial word counts once it has stayed the same for `stable_seconds` of
-audio, or a later word has appeared after it; each word is judged on its own.
+A partial word counts once it has meant the same to the rules for
+`stable_seconds` of audio, or a later word has appeared after it; each word
+is judged on its own. "The same" is `rule_meaning`: a number word by its
+value, whatever case ending the partial shows while the ending is still
+being heard ("седьмой" -> "седьмого"), any wrong form of the trigger as a
+wrong form, a word the rules ignore as any other; the trigger, fillers,
+forbidden words and the rest by their exact text.
 The text partial has no times, so a word taken from it carries estimated
 times (`PartialCommitter.estimate`). The final result brings the exact times:
 the recognizer then hands over a `Revision` (provisional words -> final
@@ -27,15 +32,17 @@ import functools
 import hashlib
 import json
 import logging
+import queue
 import shutil
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from voicehost.audio import RATE
 from voicehost.errors import VoicehostError
-from voicehost.phrases.grammar import Grammar
+from voicehost.phrases.grammar import Grammar, Kind, normalize
 from voicehost.phrases.words import Word
 
 log = logging.getLogger(__name__)
@@ -67,7 +74,8 @@ class Recognizer(Protocol):
     (and `Revision`s of words it committed earlier); `audio_time` is how much
     audio it has been fed."""
 
-    audio_time: float
+    @property
+    def audio_time(self) -> float: ...
 
     def accept(self, pcm: bytes) -> list[Word | Revision]: ...
 
@@ -88,6 +96,25 @@ def grammar_phrases(grammar: Grammar) -> list[str]:
     return sorted(words)
 
 
+def unheard_rule_words(grammar: Grammar, knows: Callable[[str], bool]) -> list[str]:
+    """The rule words a model's vocabulary lacks (it can never hear them), the
+    ones a nomination needs first: the trigger, the numbers (by seat), the
+    words that end a speech, the fillers, then the rest alphabetically."""
+    def rank(word: str) -> tuple[int, int, str]:
+        if word == grammar.trigger:
+            return (0, 0, word)
+        seat = grammar.numbers.get(word)
+        if seat is not None:
+            return (1, seat, word)
+        if word in grammar.thanks or word in grammar.passes:
+            return (2, 0, word)
+        if word in grammar.fillers or word in grammar.wrong_forms:
+            return (3, 0, word)
+        return (4, 0, word)
+
+    return sorted((w for w in grammar_phrases(grammar) if " " not in w and not knows(w)), key=rank)
+
+
 MODES = ("auto", "grammar", "open")
 
 
@@ -104,23 +131,57 @@ class Listening:
             "the open-vocabulary recognizer"
 
 
-def choose_listening(mode: str, knows: Callable[[str], bool]) -> Listening:
+FILLER_COUNT = 400  # a model's frequent words a grammar takes as [unk] when the model has no [unk]
+
+
+def filler_split(grammar: Grammar | None, words: Iterable[str], rule_words: Iterable[str]) -> \
+        tuple[list[str], list[str]]:
+    """A model's frequent words for a grammar without [unk]: (fillers, heard):
+    a word the speech rules react to (a forbidden word's other form,
+    "честное") is heard as itself, any other is a filler heard as [unk]; the
+    rule words themselves are neither."""
+    rules = set(rule_words)
+    fillers: list[str] = []
+    heard: list[str] = []
+    for word in words:
+        if word in rules:
+            continue
+        (heard if grammar is not None and grammar.reacts_to(word) else fillers).append(word)
+    return fillers, heard
+
+
+def grammar_fillers(model_dir: Path, grammar: Grammar | None, rule_words: list[str],
+                    count: int = FILLER_COUNT) -> tuple[list[str], list[str]]:
+    """`filler_split` of a model's `count` most frequent words that are no rule
+    words (`voicehost.vocabulary`); ([], []) when its graph cannot be read."""
+    from voicehost.vocabulary import frequent_words
+
+    fillers, heard = filler_split(grammar, frequent_words(model_dir, 2 * count, set(rule_words)), rule_words)
+    return fillers[:count], heard
+
+
+def choose_listening(mode: str, knows: Callable[[str], bool], fillers: int = 0) -> Listening:
     """The recognizer for `[asr] mode`: "auto" takes the grammar when the
-    model can say that a sound is none of its words ([unk]); without [unk]
-    every cough would come out as the nearest rule word, so it listens openly.
-    "grammar" and "open" are the host's own choice and are kept."""
+    model can say that a sound is none of the rule words: with its [unk], or
+    with `fillers` of its own frequent words that are heard as [unk]
+    (`voicehost.vocabulary`); with neither, every cough would come out as the
+    nearest rule word, so it listens openly. "grammar" and "open" are the
+    host's own choice and are kept."""
     if mode not in MODES:
         raise AsrError(f"[asr] mode must be one of {', '.join(MODES)}, got {mode!r}")
     unk = knows("[unk]")
     if mode == "open":
         return Listening(False, "[asr] mode is open")
     if mode == "grammar":
-        return Listening(True, "[asr] mode is grammar" + ("" if unk else
+        return Listening(True, "[asr] mode is grammar" + ("" if unk or fillers else
                          "; the model has no [unk], so any sound may be heard as a rule word"))
     if unk:
         return Listening(True, "[asr] mode is auto and the model has [unk] for every other sound")
-    return Listening(False, "[asr] mode is auto and the model has no [unk]: a grammar would hear "
-                            "every sound as a rule word")
+    if fillers:
+        return Listening(True, f"[asr] mode is auto and the model has no [unk]: {fillers} of its most frequent "
+                               f"words that are no rule words stand for every other sound")
+    return Listening(False, "[asr] mode is auto and the model has no [unk], nor a vocabulary to take fillers "
+                            "from: a grammar would hear every sound as a rule word")
 
 
 def model_problem(model_dir: Path) -> str | None:
@@ -156,22 +217,73 @@ class SpeechLimits:
 FOUR_MAFIA = SpeechLimits()
 
 
+Meaning = Callable[[str], Hashable]
+# What every wrong form of the trigger means (`rule_meaning`): never taken from
+# a partial, the final result decides. A wrong form only ever refuses, so
+# waiting costs a refusal a quarter of a second; a trigger shown for a moment
+# as its wrong form ("выставляем" -> "выставляю", the commonest mishearing near
+# the trigger) is then never announced as a refusal and corrected.
+WRONG_FORM = ("wrong form",)
+# The trigger, and a word the rules do not know: after a taken trigger such a
+# word can only refuse the nomination (extra words), and a partial shows one
+# where a number is still being heard ("выставляю [unk]" -> "выставляю
+# седьмого"), so it too waits for the partial to change or the final result.
+TRIGGER = ("trigger",)
+OTHER = ("other",)
+
+
+def exact_text(text: str) -> Hashable:
+    """Without a grammar every change of a partial word's text is a new word."""
+    return text
+
+
+def rule_meaning(grammar: Grammar) -> Meaning:
+    """What a heard word is to the speech rules, for the partial committer:
+    two texts with the same meaning are one word still being heard.
+
+    A number is its seat (1..10, 0 for another number) in any case or form;
+    every wrong form of the trigger gets the same refusal, so they are one,
+    but never the trigger itself ("выставляю" nominates, "выставляем" does
+    not); a word the rules treat as "[unk]" is any such word. The trigger,
+    fillers (a ruleset may require one by name), thanks, pass, question and
+    forbidden words keep their exact text."""
+
+    def meaning(text: str) -> Hashable:
+        word = normalize(text)
+        kind = grammar.kind(word)
+        if kind is Kind.TRIGGER:
+            return TRIGGER
+        if kind is Kind.NUMBER:
+            return ("number", grammar.number(word))
+        if kind is Kind.WRONG_FORM:
+            return WRONG_FORM
+        if not grammar.reacts_to(text):
+            return OTHER
+        return (kind.value, word)
+
+    return meaning
+
+
 class PartialCommitter:
     """Turns Vosk text partials and final results into words, each taken once.
 
     Partial words are identified by their place in the utterance and their
-    text: a word that changes starts its stability window again, and never
-    holds back the words after it."""
+    `meaning` (the exact text unless told otherwise, `rule_meaning` at the
+    table): a word whose meaning changes starts its stability window again,
+    and never holds back the words after it. A word is taken with the text
+    the partial shows at that moment; the final result has the last word."""
 
     def __init__(self, stable_seconds: float = 0.1, *, limits: SpeechLimits = FOUR_MAFIA,
-                 margin: float = MARGIN, lag: float = PARTIAL_LAG) -> None:
+                 margin: float = MARGIN, lag: float = PARTIAL_LAG, meaning: Meaning = exact_text) -> None:
         self.stable_seconds = stable_seconds
         self.limits = limits
         self.margin = margin
         self.lag = lag
-        self._first: dict[tuple[int, str], float] = {}
+        self.meaning = meaning
+        self._first: dict[tuple[int, Hashable], float] = {}
         self._taken: list[Word] = []  # this utterance's words taken from partials
         self._held = False            # a word is waiting for the final result
+        self._attempt = False         # the last words taken are the trigger and fillers
         self.anchor = 0.0             # audio time where this utterance started
         self.last: Word | None = None  # the last word of the last final result (exact times)
 
@@ -184,7 +296,7 @@ class PartialCommitter:
         out: list[Word] = []
         keys = set()
         for index, text in enumerate(texts):
-            key = (index, text)
+            key = (index, self.meaning(text))
             keys.add(key)
             first = self._first.setdefault(key, audio_time)
             if index != len(self._taken) or self._held:
@@ -192,12 +304,17 @@ class PartialCommitter:
             later = index < len(texts) - 1
             if not later and audio_time - first + 1e-9 < self.stable_seconds:
                 continue
+            if key[1] == WRONG_FORM or (self._attempt and key[1] == OTHER):
+                continue  # the words after it wait with it
             word = self.estimate(text, first, audio_time)
             if self._risky(first):
                 self._held = True
                 continue
             self._taken.append(word)
             out.append(word)
+            meaning = key[1]
+            filler = isinstance(meaning, tuple) and meaning[:1] == (Kind.FILLER.value,)
+            self._attempt = meaning == TRIGGER or (self._attempt and filler)
         self._first = {k: v for k, v in self._first.items() if k in keys}
         return out
 
@@ -235,7 +352,7 @@ class PartialCommitter:
                  for i in items]
         taken, self._taken = self._taken, []
         self._first.clear()
-        self._held = False
+        self._held = self._attempt = False
         self.anchor = audio_time
         if words:
             self.last = words[-1]
@@ -275,11 +392,13 @@ class VoskRecognizer:
     words); `choose_listening` is where the table decides."""
 
     def __init__(self, model: Any, *, phrases: list[str] | None = None, stable_seconds: float = 0.1,
-                 force_grammar: bool = False, limits: SpeechLimits = FOUR_MAFIA) -> None:
+                 force_grammar: bool = False, limits: SpeechLimits = FOUR_MAFIA,
+                 meaning: Meaning = exact_text, fillers: Iterable[str] = ()) -> None:
         import vosk
 
         self.model = model
-        if phrases is not None and not self.knows("[unk]") and not force_grammar:
+        self.fillers = frozenset(fillers) - set(phrases or ())
+        if phrases is not None and not self.knows("[unk]") and not force_grammar and not self.fillers:
             # Without [unk] every sound would come out as the nearest grammar
             # word: a cough could nominate. An open recognizer is slower and
             # larger, but hears what was said.
@@ -289,13 +408,14 @@ class VoskRecognizer:
         self.phrases = phrases
         if phrases is not None:
             known = [p for p in phrases if self.knows(p)] + (["[unk]"] if self.knows("[unk]") else [])
+            known += sorted(w for w in self.fillers if self.knows(w))
             self._rec = vosk.KaldiRecognizer(model, RATE, json.dumps(known or ["[unk]"], ensure_ascii=False))
         else:
             self._rec = vosk.KaldiRecognizer(model, RATE)
         self._rec.SetWords(True)
         self._rec.SetPartialWords(False)
         self.audio_time = 0.0
-        self._committer = PartialCommitter(stable_seconds, limits=limits)
+        self._committer = PartialCommitter(stable_seconds, limits=limits, meaning=meaning)
 
     @property
     def pending(self) -> bool:
@@ -318,16 +438,118 @@ class VoskRecognizer:
     def accept(self, pcm: bytes) -> list[Word | Revision]:
         self.audio_time += len(pcm) / 2 / RATE
         if self._rec.AcceptWaveform(pcm):
-            return self._committer.final(json.loads(self._rec.Result()).get("result", []), self.audio_time)
+            return self._committer.final(self._final(self._rec.Result()), self.audio_time)
         texts = json.loads(self._rec.PartialResult()).get("partial", "").split()
+        if self.fillers:
+            texts = ["[unk]" if t in self.fillers else t for t in texts]
         return list(self._committer.partial(texts, self.audio_time))
 
     def finish(self) -> list[Word | Revision]:
-        return self._committer.final(json.loads(self._rec.FinalResult()).get("result", []), self.audio_time)
+        return self._committer.final(self._final(self._rec.FinalResult()), self.audio_time)
+
+    def _final(self, result: str) -> list[dict[str, Any]]:
+        """A final result's words, a filler heard as [unk]."""
+        items: list[dict[str, Any]] = json.loads(result).get("result", [])
+        if self.fillers:
+            items = [dict(i, word="[unk]") if i.get("word") in self.fillers else i for i in items]
+        return items
 
     def close(self) -> None:
         self._rec = None
         malloc_trim()
+
+
+CAPTION_WORDS = 200  # the captions kept: the last words heard
+
+
+class CaptionedRecognizer:
+    """Both recognizers together (`[asr] captions = true`): the grammar
+    recognizer decides, and an open recognizer over the same model, fed the
+    same chunks on a thread of its own (so its slower decoding never holds up
+    a decision), hears every word for the captions (`captions`: the last
+    words it settled on, revisions applied, times from the stream's start;
+    `on_caption` is called on that thread). The rules only ever see the
+    deciding recognizer's words."""
+
+    def __init__(self, decider: VoskRecognizer, captioner: VoskRecognizer,
+                 on_caption: Callable[[list[Word | Revision]], None] | None = None) -> None:
+        self.decider = decider
+        self.captioner = captioner
+        self.on_caption = on_caption
+        self._captions: list[Word] = []
+        self._lock = threading.Lock()
+        self._queue: queue.Queue[bytes | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="captions", daemon=True)
+        self._thread.start()
+
+    @property
+    def captions(self) -> list[Word]:
+        with self._lock:
+            return list(self._captions)
+
+    @property
+    def audio_time(self) -> float:
+        return self.decider.audio_time
+
+    @property
+    def pending(self) -> bool:
+        return self.decider.pending
+
+    @property
+    def phrases(self) -> list[str] | None:
+        return self.decider.phrases
+
+    @property
+    def fillers(self) -> frozenset[str]:
+        return self.decider.fillers
+
+    def knows(self, word: str) -> bool:
+        return self.decider.knows(word)
+
+    def missing(self, words: Iterable[str]) -> list[str]:
+        return self.decider.missing(words)
+
+    def warm_up(self) -> None:
+        self.decider.warm_up()
+        self._queue.put(b"\0\0" * (RATE // 2))
+
+    def accept(self, pcm: bytes) -> list[Word | Revision]:
+        self._queue.put(pcm)
+        return self.decider.accept(pcm)
+
+    def finish(self, timeout: float = 60.0) -> list[Word | Revision]:
+        """The decider's last words; the captions catch up first (at most `timeout`)."""
+        words = self.decider.finish()
+        self._stop(timeout)
+        if not self._thread.is_alive():
+            self._caption(self.captioner.finish())
+        return words
+
+    def _run(self) -> None:
+        while (pcm := self._queue.get()) is not None:
+            try:
+                self._caption(self.captioner.accept(pcm))
+            except Exception:  # the captions stop; the table goes on deciding
+                log.exception("the captions recognizer failed")
+                return
+
+    def _caption(self, items: list[Word | Revision]) -> None:
+        if items:
+            with self._lock:
+                self._captions = plain_words([*self._captions, *items])[-CAPTION_WORDS:]
+            if self.on_caption is not None:
+                self.on_caption(items)
+
+    def _stop(self, timeout: float) -> None:
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join(timeout)
+
+    def close(self) -> None:
+        self._stop(5.0)
+        if not self._thread.is_alive():
+            self.captioner.close()
+        self.decider.close()
 
 
 def new_words(items: Iterable[Word | Revision]) -> list[Word]:

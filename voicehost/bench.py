@@ -6,6 +6,7 @@ import shutil
 import statistics
 import sys
 import time
+from collections.abc import Hashable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -93,7 +94,7 @@ def _model_dir() -> tuple[Path, Any]:
     from voicehost.config import default_config_path, load_config
 
     config = load_config(default_config_path())
-    configured = config.path(config.asr.model)
+    configured = config.model_dir(config.rules().language)
     from voicehost.asr import model_problem
 
     if model_problem(configured) is None:
@@ -109,7 +110,7 @@ def _pick_voice(config: Any) -> Any:
     from voicehost.tts import EspeakVoice, PiperVoice, VoiceError
 
     try:
-        return PiperVoice(config.path(config.tts.voice))
+        return PiperVoice(config.voice_file(config.rules().language))
     except VoiceError:
         pass
     try:
@@ -147,19 +148,19 @@ def _day_game() -> Any:
     return game
 
 
-def _one_run(model: Any, speaker: Any, sink: Any, pcm: bytes, transcript: dict[str, Any],
-             phrases: list[str] | None) -> list[dict[str, Any]]:
-    """Feed the fixture once, paced; one fresh game per utterance."""
+def _one_run(make: Any, speaker: Any, sink: Any, pcm: bytes, transcript: dict[str, Any],
+             stand_ins: dict[str, str]) -> list[dict[str, Any]]:
+    """Feed the fixture once, paced, to a fresh `make()` recognizer whose
+    words play Russian ones by `stand_ins`; one fresh game per utterance."""
     import copy
     import tempfile
 
-    from voicehost.asr import VoskRecognizer
     from voicehost.audio import RATE
     from voicehost.live import AudioClock, LiveTable
     from voicehost.live.table import JournalWriter
 
     fixture = _tools("latency_fixture")
-    recognizer = VoskRecognizer(model, phrases=phrases, force_grammar=True)
+    recognizer = make()
     recognizer.warm_up()
     base, offset = _day_game(), 30.0
     clock = AudioClock(offset)
@@ -190,9 +191,9 @@ def _one_run(model: Any, speaker: Any, sink: Any, pcm: bytes, transcript: dict[s
             utterances[current]["from_output"] = len(sink.played)
         items = recognizer.accept(pcm[index:index + step])
         clock.skip_to(offset + recognizer.audio_time)
-        live.hear(fixture.translate(items, transcript["stand_ins"], offset))
+        live.hear(fixture.translate(items, stand_ins, offset))
         live.tick()
-    live.hear(fixture.translate(recognizer.finish(), transcript["stand_ins"], offset))
+    live.hear(fixture.translate(recognizer.finish(), stand_ins, offset))
     speaker.wait(30)
     recognizer.close()
     for writer in writers:
@@ -222,6 +223,23 @@ def _score(utterances: Any, speaker: Any, sink: Any, stand_ins: Any, t0: float) 
     return out
 
 
+def _rss_now_mb() -> float | None:
+    """The process's resident memory now (Linux /proc), beside the peak."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+def _memory(peak_target: int) -> str:
+    now = _rss_now_mb()
+    return (f"{_peak_rss_mb():.0f} MB (target <= {peak_target} MB)"
+            + ("" if now is None else f", {now:.0f} MB resident now"))
+
+
 def _peak_rss_mb() -> float:
     import resource
 
@@ -235,11 +253,88 @@ def _stats(values: list[float], digits: int = 0) -> str:
             f"p95 {1000 * _percentile(values, 0.95):.{digits}f} ms, max {1000 * max(values):.{digits}f} ms")
 
 
+class _Table:
+    """The recognizer the table gets for the Korean model, over a grammar of
+    the Russian one's size and confusability (tools/latency_fixture.py
+    `table_grammar`): `[asr] mode = "auto"` as `recognizer_for` builds it
+    (the model has no [unk], so 400 of its frequent words are fillers)."""
+
+    def __init__(self, model: Any, model_dir: Path) -> None:
+        from voicehost.asr import FILLER_COUNT, grammar_fillers, model_knows, rule_meaning
+        from voicehost.vocabulary import unigram_words
+
+        fixture = _tools("latency_fixture")
+        self.model = model
+        ranked = unigram_words(model_dir / "graph" / "Gr.fst", 200_000)
+        table = fixture.table_grammar(ranked, lambda word: model_knows(model, word))
+        self.phrases = sorted(table)
+        self.stand_ins: dict[str, str] = {str(k): str(v) for k, v in table.items() if v}
+        self.rule_words = len(self.stand_ins)
+        self.fillers = grammar_fillers(model_dir, None, self.phrases, FILLER_COUNT)[0]
+        self.russian = rule_meaning(load_grammar("ru"))
+
+    def meaning(self, text: str) -> Hashable:
+        """What a Korean word means to the Russian rules: that of the word it plays."""
+        return self.russian(self.stand_ins.get(text, text))
+
+    def recognizer(self, captions: bool = False) -> Any:
+        from voicehost.asr import CaptionedRecognizer, VoskRecognizer
+        from voicehost.config import AsrSettings
+        from voicehost.live.listening import listening_recognizer
+
+        decider = listening_recognizer(self.model, AsrSettings(mode="auto"), self.phrases, meaning=self.meaning,
+                                       fillers=self.fillers)
+        return CaptionedRecognizer(decider, VoskRecognizer(self.model)) if captions else decider
+
+
+def _false_nominations(make: Any, pcm: bytes, stand_ins: dict[str, str]) -> tuple[int, int]:
+    """(nominations, words) the rules find in free speech heard by `make()`, fed unpaced."""
+    from voicehost.asr import plain_words
+    from voicehost.audio import RATE
+
+    fixture = _tools("latency_fixture")
+    recognizer = make()
+    step = int(RATE * CHUNK) * 2
+    items = []
+    for i in range(0, len(pcm), step):
+        items += recognizer.accept(pcm[i:i + step])
+    items += recognizer.finish()
+    recognizer.close()
+    grammar = load_grammar("ru")
+    words = plain_words(fixture.translate(items, stand_ins))
+    listener, found = SpeechListener(grammar, StaticContext()), 0
+    for word in words:
+        for event in listener.hear(word):
+            if getattr(event, "target", None) is not None:
+                found += 1
+                listener = SpeechListener(grammar, StaticContext())
+    return found, len(words)
+
+
+def _print_runs(label: str, per_run: list[list[dict[str, Any]]]) -> None:
+    for run, scored in enumerate(per_run, 1):
+        for kind in ("mid", "final"):
+            got = [s["latency"] for s in scored if s["kind"] == kind and s["latency"] is not None]
+            missed = sum(1 for s in scored if s["kind"] == kind and s["latency"] is None)
+            wrong = sum(len(s["wrong"]) for s in scored if s["kind"] == kind)
+            print(f"{label}run {run}, {kind:5}: number word end -> first sample of 'Принят': {_stats(got)} "
+                  f"over {len(got)} ({missed} not announced, {wrong} wrong numbers announced)")
+
+
+def _summary(per_run: list[list[dict[str, Any]]], kind: str) -> tuple[str, int, int]:
+    p50 = [_percentile(v, 0.5) for v in _by_kind(per_run, kind)]
+    p95 = [_percentile(v, 0.95) for v in _by_kind(per_run, kind)]
+    missed = sum(1 for scored in per_run for s in scored if s["kind"] == kind and s["latency"] is None)
+    wrong = sum(len(s["wrong"]) for scored in per_run for s in scored if s["kind"] == kind)
+    figures = f"p50 min/median/max {_mmm(p50)}, p95 min/median/max {_mmm(p95)}" if p50 else "nothing announced"
+    return figures, missed, wrong
+
+
 def latency(runs: int = 3, mode: str = "grammar", compare: bool = True) -> None:
     import os
     import tempfile
 
-    from voicehost.asr import choose_listening, load_model, model_knows
+    from voicehost.asr import VoskRecognizer, load_model
     from voicehost.audio import read_wav
     from voicehost.tts import Speaker
 
@@ -268,33 +363,59 @@ def latency(runs: int = 3, mode: str = "grammar", compare: bool = True) -> None:
     print(f"recognizer: {f'grammar (the stand-ins {unk})' if phrases else 'open vocabulary'}, "
           f"{1000 * CHUNK:.0f} ms chunks paced like a microphone; voice: {voice.name}, "
           f"'Принят номер N' cached; each answer waits for its journal write and fsync, as at the table")
-    table = choose_listening("auto", lambda word: model_knows(model, word))
-    print(f"at the table ([asr] mode auto) this model gets {table.name}: {table.why}")
     per_run, handed = [], []
-    for run in range(runs):
-        scored = _one_run(model, speaker, sink, pcm, transcript, phrases)
-        per_run.append(scored)
+    for _ in range(runs):
+        per_run.append(_one_run(lambda: VoskRecognizer(model, phrases=phrases, force_grammar=True), speaker, sink,
+                                pcm, transcript, stand_ins))
         handed += [s.latency for s in speaker.spoken if s.cached and s.text.startswith("Принят")]
-        for kind in ("mid", "final"):
-            got = [s["latency"] for s in scored if s["kind"] == kind and s["latency"] is not None]
-            missed = sum(1 for s in scored if s["kind"] == kind and s["latency"] is None)
-            wrong = sum(len(s["wrong"]) for s in scored if s["kind"] == kind)
-            print(f"run {run + 1}, {kind:5}: number word end -> first sample of 'Принят': {_stats(got)} "
-                  f"over {len(got)} ({missed} not announced, {wrong} wrong numbers announced)")
+    _print_runs("", per_run)
     for kind, target in (("mid", "p50 <= 600 ms, p95 <= 800 ms"), ("final", "p95 <= 1000 ms")):
-        runs_p50 = [_percentile(v, 0.5) for v in _by_kind(per_run, kind)]
-        runs_p95 = [_percentile(v, 0.95) for v in _by_kind(per_run, kind)]
-        if runs_p50:
-            print(f"{kind}-utterance over {runs} runs: p50 min/median/max "
-                  f"{_mmm(runs_p50)}, p95 min/median/max {_mmm(runs_p95)} (target {target})")
+        figures, _, _ = _summary(per_run, kind)
+        print(f"{kind}-utterance over {runs} runs: {figures} (target {target})")
     print(f"decision -> first sample of the cached 'Принят номер N' written to the sink: {_stats(handed, 1)} over "
           f"{len(handed)} announcements in {runs} runs (all a prefix splice, issue 10 item 3, could hide)")
+    rss_small = _peak_rss_mb()
+
+    # The table's own setting: a grammar of the Russian one's size, the recognizer auto picks.
+    table = _Table(model, model_dir)
+    probe = table.recognizer()
+    choice = "the grammar recognizer" if probe.phrases is not None else "the open-vocabulary recognizer"
+    probe.close()
+    print(f"grammar size: {len(table.phrases)} words ({table.rule_words} play Russian rule words: the stand-ins, "
+          f"their forms, the trigger's look-alikes; {len(table.phrases) - table.rule_words} other frequent words "
+          f"heard as themselves), the Russian table's is 222")
+    print(f"at the table ([asr] mode auto) this model gets {choice}: the model has no [unk], so "
+          f"{len(table.fillers)} of its most frequent other words are fillers heard as [unk]")
+    free = fixture.free_speech()
+    table_runs, synthesized = [], 0
+    for _ in range(runs):
+        table_runs.append(_one_run(table.recognizer, speaker, sink, pcm, transcript, table.stand_ins))
+        synthesized += sum(1 for s in speaker.spoken if not s.cached)
+    _print_runs("table default (auto), ", table_runs)
+    mid, mid_missed, mid_wrong = _summary(table_runs, "mid")
+    final, final_missed, final_wrong = _summary(table_runs, "final")
+    print(f"table default (auto) mid-utterance over {runs} runs: {mid}; {mid_missed} not announced, {mid_wrong} "
+          f"wrong numbers (target p50 <= 600 ms, p95 <= 800 ms, 0 and 0)")
+    print(f"table default (auto) utterance-final over {runs} runs: {final}; {final_missed} not announced, "
+          f"{final_wrong} wrong numbers (target p95 <= 1000 ms)")
+    found, heard = _false_nominations(table.recognizer, free, table.stand_ins)
+    print(f"free speech: {len(free) / 2 / 16000:.0f} s of espeak-ng Korean ({len(fixture.FREE_SPEECH)} sentences, "
+          f"no stand-in), {heard} words heard, {found} false nominations (target 0)")
+    print(f"peak RSS of the whole process, captions off: {_memory(700)}; the 5-word runs before it peaked at "
+          f"{rss_small:.0f} MB; {synthesized} lines were synthesized during the table runs (corrections after a "
+          f"final result; a Piper synthesis with the model loaded is where the peak comes from)")
+    cpu = time.process_time()
+    captioned = _one_run(lambda: table.recognizer(captions=True), speaker, sink, pcm, transcript, table.stand_ins)
+    cpu = time.process_time() - cpu
+    _print_runs("captions on ([asr] captions = true), ", [captioned])
+    print(f"peak RSS of the whole process, captions on: {_memory(900)}; "
+          f"CPU of that run {cpu:.1f} s for {transcript['seconds']:.0f} s of audio "
+          f"({100 * cpu / transcript['seconds']:.0f}% of one core, of {os.cpu_count()})")
     load_after = os.getloadavg()
     print(f"load average (1 min) before/after: {load_before[0]:.2f}/{load_after[0]:.2f} on {os.cpu_count()} "
           f"cores (figures are noisy on a busy machine)")
-    print(f"peak RSS of the whole process: {_peak_rss_mb():.0f} MB (target <= 700 MB with the model and voice)")
     if compare and phrases is not None:
-        scored = _one_run(model, speaker, sink, pcm, transcript, None)
+        scored = _one_run(lambda: VoskRecognizer(model), speaker, sink, pcm, transcript, stand_ins)
         for kind in ("mid", "final"):
             got = [s["latency"] for s in scored if s["kind"] == kind and s["latency"] is not None]
             missed = sum(1 for s in scored if s["kind"] == kind and s["latency"] is None)

@@ -141,9 +141,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     models = sub.add_parser("models", help="download and check the speech model and voices")
     models.add_argument("action", choices=["download", "list", "verify"])
-    models.add_argument("--asr", default=None, help="which speech model (default: small-ru)")
-    models.add_argument("--voice", default=None, help="which voice: irina (default), denis, dmitri, ruslan")
+    models.add_argument("--asr", default=None,
+                        help="which speech model (default: the ruleset language's: small-ru, small-uk for ua-club)")
+    models.add_argument("--voice", default=None,
+                        help="which voice (default: the ruleset language's: irina, ukrainian_tts for ua-club)")
     models.add_argument("--only", choices=["asr", "voice"], default=None)
+    _rules_args(models)
 
     exp = sub.add_parser("export", help="a finished game as a mafiaratings or Polemica record")
     exp.add_argument("journal", type=Path, metavar="JOURNAL_OR_PROTOCOL")
@@ -309,10 +312,11 @@ def cmd_models(args: argparse.Namespace) -> int:
     from voicehost import models, paths
 
     entries = models.load_manifest()
+    language = _rules(args).language
     if args.action == "list":
         for name, entry in entries.items():
-            mark = " (default)" if entry.default else ""
-            print(f"{name:14s} {entry.description}{mark}")
+            mark = f" (default for {entry.language})" if entry.default else ""
+            print(f"{name:19s} {entry.language:3s}{entry.description}{mark}")
         return 0
     if args.action == "verify":
         results = models.verify()
@@ -327,7 +331,7 @@ def cmd_models(args: argparse.Namespace) -> int:
     failures = []
     for kind, key in (("asr", args.asr), ("voice", args.voice)):
         if args.only in (None, kind):
-            entry = models.pick(entries, kind, key)
+            entry = models.pick(entries, kind, key, language)
             print(f"{entry.kind} {entry.key}: {entry.description}")
             try:
                 print(f"  -> {models.install(entry)}")

@@ -31,17 +31,18 @@ class AudioSettings:
 
 @dataclass(frozen=True)
 class AsrSettings:
-    model: str = "models/vosk-model-small-ru-0.22"
+    model: str = ""               # "" = the table language's model from `voicehost models download`
     mode: str = "auto"            # auto | grammar | open (voicehost.asr.choose_listening)
     stable_ms: int = 100          # take a word from the text partial once stable this long
     listen_lag: float = 1.0       # the game clock runs this far behind the microphone
     low_latency: bool = True      # load the model with a short partial-lattice delay
     endpoint_ms: int = 250        # trailing silence that ends an utterance (endpoint rule 2)
+    captions: bool = False        # an open recognizer beside the grammar one, for captions
 
 
 @dataclass(frozen=True)
 class TtsSettings:
-    voice: str = "models/ru_RU-irina-medium.onnx"   # a Piper voice; missing -> espeak-ng
+    voice: str = ""               # a Piper voice; "" = the table language's; missing -> espeak-ng
     espeak_voice: str = ""        # "" = the ruleset's language
     echo_tail: float = 0.3        # ignore what is heard this long after we stop speaking
 
@@ -85,6 +86,26 @@ class Config:
         """Relative paths in the config are relative to the project folder."""
         path = Path(value).expanduser()
         return path if path.is_absolute() else paths.ROOT / path
+
+    def model_dir(self, language: str) -> Path:
+        """The Vosk model folder: `[asr] model`, or when it is empty the default
+        model of the table's language (ua-club: the Ukrainian one) in models/."""
+        return self._asset("asr", self.asr.model, language)
+
+    def voice_file(self, language: str) -> Path:
+        """The Piper voice: `[tts] voice`, or when it is empty the table language's default voice."""
+        return self._asset("voice", self.tts.voice, language)
+
+    def _asset(self, kind: str, value: str, language: str) -> Path:
+        if value:
+            return self.path(value)
+        from voicehost.models import DownloadError, default_path
+
+        try:
+            return default_path(kind, language, paths.MODELS)
+        except DownloadError as exc:
+            key = "[asr] model" if kind == "asr" else "[tts] voice"
+            raise ConfigError(f"{key} is empty and {exc}: name one in config.toml") from None
 
 
 SECTIONS = {"audio": AudioSettings, "asr": AsrSettings, "tts": TtsSettings, "web": WebSettings,

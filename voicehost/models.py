@@ -46,7 +46,13 @@ class Entry:
     files: tuple[RemoteFile, ...]
     unpack: str = ""
     folder: str = ""
-    default: bool = False
+    default: bool = False  # the one fetched for its language when none is named
+    language: str = ""     # the table language it is for (a ruleset's `language`)
+
+    @property
+    def installed_name(self) -> str:
+        """What `install` leaves in the models folder: the model's folder, or the voice's .onnx."""
+        return self.folder or self.files[0].name
 
 
 def load_manifest(path: Path = MANIFEST) -> dict[str, Entry]:
@@ -60,21 +66,29 @@ def load_manifest(path: Path = MANIFEST) -> dict[str, Entry]:
             files = tuple(RemoteFile(f["url"], f.get("sha256", "").lower()) for f in item["files"])
             entries[f"{kind}.{key}"] = Entry(kind, key, item.get("description", ""), files,
                                              item.get("unpack", ""), item.get("folder", ""),
-                                             bool(item.get("default", False)))
+                                             bool(item.get("default", False)), item.get("language", ""))
     return entries
 
 
-def pick(entries: dict[str, Entry], kind: str, key: str | None) -> Entry:
+def pick(entries: dict[str, Entry], kind: str, key: str | None, language: str = "ru") -> Entry:
+    """The entry named `key`, or without a name the default one for the table's language."""
     if key is None:
-        defaults = [e for e in entries.values() if e.kind == kind and e.default]
+        defaults = [e for e in entries.values() if e.kind == kind and e.default and e.language == language]
         if not defaults:
-            raise DownloadError(f"the manifest names no default {kind}")
+            raise DownloadError(f"the manifest names no default {kind} for the language {language!r}")
         return defaults[0]
     name = f"{kind}.{key}"
     if name not in entries:
         known = ", ".join(e.key for e in entries.values() if e.kind == kind)
         raise DownloadError(f"unknown {kind} '{key}' (known: {known})")
     return entries[name]
+
+
+def default_path(kind: str, language: str, folder: Path = MODELS) -> Path:
+    """Where the default speech model (`asr`) or voice (`voice`) of a table
+    language lands with `voicehost models download`: what an empty
+    `[asr] model` / `[tts] voice` in config.toml loads."""
+    return folder / pick(load_manifest(), kind, None, language).installed_name
 
 
 class Progress:

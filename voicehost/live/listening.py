@@ -15,14 +15,20 @@ from typing import Any, TextIO
 from voicehost.asr import (
     FOUR_MAFIA,
     AsrError,
+    CaptionedRecognizer,
+    Meaning,
     Recognizer,
     SpeechLimits,
     VoskRecognizer,
     choose_listening,
+    exact_text,
+    grammar_fillers,
     grammar_phrases,
     load_model,
     model_knows,
     model_problem,
+    rule_meaning,
+    unheard_rule_words,
 )
 from voicehost.audio import Clip, Source
 from voicehost.config import AsrSettings, Config
@@ -115,11 +121,11 @@ async def play_recording(live: LiveTable, source: Source, recognizer: Recognizer
     _close(recognizer)
 
 
-def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecognizer:
+def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecognizer | CaptionedRecognizer:
     """The recognizer `run` and `train` listen with: the model loaded once,
     the recognizer `[asr] mode` picks, warmed up; the host is told which rule
     words the model can never hear."""
-    model_dir = config.path(config.asr.model)
+    model_dir = config.model_dir(rules.language)
     problem = model_problem(model_dir)
     if problem:
         raise AsrError(f"{problem}: get it with `voicehost models download`, or play from the keyboard "
@@ -132,22 +138,39 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
     phrases = grammar_phrases(grammar)
     # which words wait for the final result's exact times: this table's limits, not 4mafia's
     limits = SpeechLimits(rules.nomination_pause, rules.pass_silence, frozenset(grammar.passes))
-    recognizer = listening_recognizer(model, config.asr, phrases, limits)
+    fillers: tuple[list[str], list[str]] = ([], [])
+    if config.asr.mode != "open" and not model_knows(model, "[unk]"):
+        fillers = grammar_fillers(model_dir, grammar, phrases)
+        log.info("the speech model has no [unk]: %d of its frequent words are fillers heard as [unk], %d more "
+                 "are forms the rules react to", len(fillers[0]), len(fillers[1]))
+    decider = listening_recognizer(model, config.asr, phrases, limits, rule_meaning(grammar), *fillers)
+    recognizer: VoskRecognizer | CaptionedRecognizer = decider
+    if config.asr.captions and decider.phrases is not None:
+        log.info("[asr] captions: an open recognizer beside the grammar one hears every word for the captions")
+        recognizer = CaptionedRecognizer(decider, VoskRecognizer(model, stable_seconds=config.asr.stable_ms / 1000,
+                                                                 limits=limits))
     recognizer.warm_up()  # the first utterance is not the one that pays for the decoder's start-up
-    missing = recognizer.missing(phrases)
+    missing = unheard_rule_words(grammar, recognizer.knows)
     if missing:
+        log.info("the speech model %s lacks %d of the %d rule words of the grammar %s: %s", model_dir,
+                    len(missing), len(phrases), rules.grammar, " ".join(missing))
         words = ", ".join(missing[:12]) + (" …" if len(missing) > 12 else "")
         out.write(live_texts(rules.phrasebook).text("model_missing_words", count=len(missing), words=words) + "\n")
     return recognizer
 
 
 def listening_recognizer(model: Any, settings: AsrSettings, phrases: list[str],
-                         limits: SpeechLimits = FOUR_MAFIA) -> VoskRecognizer:
-    """A recognizer over a loaded model as `[asr] mode` picks it (`choose_listening`), said in the log."""
-    choice = choose_listening(settings.mode, lambda word: model_knows(model, word))
+                         limits: SpeechLimits = FOUR_MAFIA, meaning: Meaning = exact_text,
+                         fillers: list[str] | None = None, heard: list[str] | None = None) -> VoskRecognizer:
+    """A recognizer over a loaded model as `[asr] mode` picks it (`choose_listening`), said in the log;
+    its partial words are judged by `meaning` (`rule_meaning` of the table's grammar). A grammar
+    also takes the model's `fillers` (heard as [unk]) and `heard` words (`grammar_fillers`)."""
+    fillers = fillers or []
+    choice = choose_listening(settings.mode, lambda word: model_knows(model, word), len(fillers))
     log.info("listening with %s: %s", choice.name, choice.why)
-    return VoskRecognizer(model, phrases=phrases if choice.grammar else None, stable_seconds=settings.stable_ms / 1000,
-                          force_grammar=choice.grammar, limits=limits)
+    return VoskRecognizer(model, phrases=phrases + list(heard or []) if choice.grammar else None,
+                          stable_seconds=settings.stable_ms / 1000, force_grammar=choice.grammar, limits=limits,
+                          meaning=meaning, fillers=fillers if choice.grammar else ())
 
 
 def chunks_of(clip: Clip, seconds: float = 0.1) -> Iterator[bytes]:

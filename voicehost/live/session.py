@@ -83,13 +83,13 @@ def _voice(config: Config, rules: RuleOptions, options: RunOptions, mute: bool) 
     if mute:
         return None
     try:
-        voice = open_voice(config.path(config.tts.voice), config.tts.espeak_voice or rules.language)
+        voice = open_voice(config.voice_file(rules.language), config.tts.espeak_voice or rules.language)
     except VoiceError as exc:
         log.info("%s: announcements are printed only", exc)
         options.out.write(live_texts(rules.phrasebook).text("no_voice") + "\n")
         return None
     if isinstance(voice, EspeakVoice):   # the Piper voice is missing or broken: the host hears why it sounds so
-        line = live_texts(rules.phrasebook).text("voice_fallback", path=config.path(config.tts.voice))
+        line = live_texts(rules.phrasebook).text("voice_fallback", path=config.voice_file(rules.language))
         options.out.write(line + "\n")
     return voice
 
@@ -254,10 +254,10 @@ def _microphone(config: Config, rules: RuleOptions, options: RunOptions) -> bool
         log.info("no live extra (%s not installed): typed play", ", ".join(missing))
         options.out.write(texts.text("no_live_extra") + "\n")
         return False
-    problem = model_problem(config.path(config.asr.model))
+    problem = model_problem(config.model_dir(rules.language))
     if problem:
         log.info("no speech model: %s", problem)
-        options.out.write(texts.text("no_model", path=config.path(config.asr.model)) + "\n")
+        options.out.write(texts.text("no_model", path=config.model_dir(rules.language)) + "\n")
         return False
     return True
 
@@ -433,7 +433,7 @@ def train(args: argparse.Namespace, out: TextIO = sys.stdout, stdin: TextIO = sy
     trainer = Trainer(config, rules, out, mute=args.mute)
     try:
         missing = [] if args.text else live_missing()
-        if args.text or missing or model_problem(config.path(config.asr.model)) is not None:
+        if args.text or missing or model_problem(config.model_dir(rules.language)) is not None:
             if not args.text:
                 key = "train_no_live" if missing else "train_no_model"
                 out.write(live_texts(rules.phrasebook).text(key) + "\n")

@@ -14,12 +14,13 @@ from voicehost.game.moderator import new_game
 from voicehost.live.commands import no_such_player, seats_past_table
 from voicehost.live.texts import live_texts
 from voicehost.phrasebook import load_phrasebook
-from voicehost.phrases.grammar import load_grammar
+from voicehost.phrases.grammar import Kind, as_said, load_grammar, normalize
 from voicehost.phrases.listener import (
     ForbiddenWord,
     HostQuestion,
     ListenerEvent,
     Nomination,
+    Reason,
     SpeechEnd,
     SpeechListener,
     StaticContext,
@@ -46,7 +47,7 @@ class Trainer:
         if not mute:
             try:
                 sink = SpeakerSink(config.audio.table_device or None)   # no speaker: no voice to look for
-                voice = open_voice(config.path(config.tts.voice), config.tts.espeak_voice or rules.language)
+                voice = open_voice(config.voice_file(rules.language), config.tts.espeak_voice or rules.language)
             except VoicehostError as exc:
                 log.info("training without a voice: %s", exc)   # the host reads why in the table's language
                 out.write(self.texts.text("train_no_voice") + "\n")
@@ -118,22 +119,42 @@ class Trainer:
             except VoicehostError as exc:
                 self.out.write(f"! {' '.join(self.book.refusal(exc).split())}\n")
 
+    def heard_note(self, event: Nomination, heard: list[Word]) -> str | None:
+        """For a phrase refused for its wording, what the recognizer heard from
+        the trigger (or its wrong form) to the number: the player can tell
+        their own phrasing from a mishearing. "[unk]" is a word the grammar
+        recognizer heard as none of the rule words."""
+        if event.accepted or event.reason not in (Reason.WRONG_FORM, Reason.EXTRA_WORDS) or not heard:
+            return None
+        return self.texts.text("train_heard", words=" ".join("…" if w.word == "[unk]" else as_said(w.word)
+                                                             for w in heard))
+
     def microphone(self, recognizer: Recognizer, source: Source) -> None:
         """Spoken phrases, judged as `judge` judges a typed line: once a
         nomination was decided (or the speech ended), a silence of
         `PHRASE_GAP` seconds starts the next phrase."""
         self.out.write(self.texts.text("train_microphone") + "\n")
         listener, last_end, decided = self.listener(), 0.0, False
+        heard: list[Word] = []  # this attempt's words, from its trigger on
         try:
             for chunk in source.chunks():
                 for word in new_words(recognizer.accept(chunk)):
                     if decided and word.start - last_end > PHRASE_GAP:
                         listener, decided = self.listener(), False   # a new phrase: a new nomination may come
                     last_end = word.end
+                    if self.grammar.kind(normalize(word.word)) in (Kind.TRIGGER, Kind.WRONG_FORM):
+                        heard = []
+                    heard.append(word)
                     for event in listener.hear(word):
                         decided = decided or isinstance(event, (Nomination, SpeechEnd))
-                        self.tell(self.verdict(event) if isinstance(event, Nomination)
-                                  else self.event_verdict(event))
+                        if not isinstance(event, Nomination):
+                            self.tell(self.event_verdict(event))
+                            continue
+                        self.tell(self.verdict(event))
+                        note = self.heard_note(event, heard)
+                        if note:
+                            self.tell(note)
+                        heard = []
         except KeyboardInterrupt:
             pass
         finally:

@@ -1,0 +1,129 @@
+"""The grammar without [unk] (issue 19 item 2), with the real Korean model,
+which has no [unk]: its most frequent words, read from its own graph, stand
+for every other sound, so free speech nominates nobody while the committed
+fixture's nominations are all heard, and `auto` takes the grammar."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.realparts import KO_MODEL, ko_live_model
+from tools.latency_fixture import FIXTURE, STAND_INS, _espeak, load_transcript, translate
+from voicehost.asr import VoskRecognizer, filler_split, model_knows, plain_words
+from voicehost.audio import RATE, read_wav
+from voicehost.phrases.grammar import load_grammar
+from voicehost.phrases.listener import Nomination, SpeechListener, StaticContext
+from voicehost.vocabulary import frequent_words
+
+# Free Korean speech between nominations (espeak-ng; none of it a stand-in).
+FREE = ["안녕하세요 만나서 반갑습니다", "오늘 날씨가 좋네요", "이 사람은 정말 이상해요", "어제 영화를 봤어요",
+        "커피 한 잔 주세요", "내일 다시 만나요"]
+
+
+@pytest.fixture(scope="module")
+def fillers():
+    words = frequent_words(KO_MODEL, 450, set(STAND_INS))
+    return filler_split(None, words, STAND_INS)[0][:400]
+
+
+def free_speech() -> bytes:
+    rng = np.random.default_rng(3)
+    parts = []
+    for text in FREE:
+        parts += [_espeak(text, 160), rng.normal(0, 30, int(RATE * 1.5))]
+    return np.clip(np.concatenate(parts), -32768, 32767).astype("<i2").tobytes()
+
+
+def heard(pcm: bytes, fillers: list[str]) -> list:
+    recognizer = VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS), force_grammar=True, fillers=fillers)
+    items = []
+    step = int(RATE * 0.04) * 2
+    for i in range(0, len(pcm), step):
+        items += recognizer.accept(pcm[i:i + step])
+    items += recognizer.finish()
+    recognizer.close()
+    return plain_words(translate(items, STAND_INS))
+
+
+def nominations(words) -> list[int]:
+    grammar = load_grammar("ru")
+    listener, out = SpeechListener(grammar, StaticContext()), []
+    for word in words:
+        for event in listener.hear(word):
+            if isinstance(event, Nomination):
+                out.append(event.target)
+                listener = SpeechListener(grammar, StaticContext())
+    return out
+
+
+def test_the_models_frequent_words_come_from_its_own_graph(fillers):
+    assert len(fillers) == 400 and len(set(fillers)) == 400
+    assert fillers[0] == "의"  # the Korean genitive particle, the commonest word
+    assert not set(fillers) & set(STAND_INS)
+    assert all(model_knows(ko_live_model(), w) for w in fillers)
+    assert not any(w.startswith(("<", "[", "#", "!")) for w in fillers)
+
+
+def test_an_unreadable_graph_gives_no_fillers(tmp_path, caplog):
+    (tmp_path / "graph").mkdir()
+    (tmp_path / "graph" / "Gr.fst").write_bytes(b"\xd6\xfd\xb2\x7e" + b"\0" * 64)
+    with caplog.at_level("WARNING"):
+        assert frequent_words(tmp_path, 10) == []
+    assert "no filler vocabulary" in caplog.text
+    assert frequent_words(tmp_path / "nothing", 10) == []
+
+
+def test_free_speech_nominates_nobody_with_fillers_and_the_fixture_is_still_heard(fillers):
+    free = free_speech()
+    bare = heard(free, [])
+    assert nominations(bare), "without fillers free speech comes out as stand-ins and nominates"
+    words = heard(free, fillers)
+    assert nominations(words) == []
+    assert sum(w.word == "[unk]" for w in words) > len(words) // 2
+    transcript = load_transcript()
+    got = heard(read_wav(FIXTURE).pcm, fillers)
+    measured = [u for u in transcript["utterances"] if u["kind"] != "lead-in"]
+    spans = [[w.word for w in got if u["words"][0]["start"] - 0.3 <= w.start <= u["words"][-1]["end"] + 0.3]
+             for u in measured]
+    assert spans == [[STAND_INS[w["word"]] for w in u["words"]] for u in measured]
+
+
+def test_auto_at_the_table_takes_the_grammar_with_fillers_for_a_model_without_unk(caplog):
+    import io
+
+    from voicehost.asr import CaptionedRecognizer
+    from voicehost.config import AsrSettings, Config
+    from voicehost.live.listening import recognizer_for
+
+    config = Config(asr=AsrSettings(model=str(KO_MODEL), low_latency=False, captions=True))
+    with caplog.at_level("INFO", logger="voicehost.live.listening"):
+        recognizer = recognizer_for(config, config.rules(), io.StringIO())
+    assert recognizer.phrases is not None and len(recognizer.fillers) == 400
+    assert "listening with the grammar recognizer" in caplog.text and "400 of its most frequent" in caplog.text
+    # [asr] captions = true: the open recognizer beside it
+    assert isinstance(recognizer, CaptionedRecognizer) and recognizer.captioner.phrases is None
+    recognizer.close()
+
+
+def test_captions_hear_every_word_while_the_grammar_decides(tmp_path, fillers):
+    """Both recognizers from the same chunks: the rules get only the grammar's
+    words (stand-ins or [unk]); the captions have the open recognizer's words."""
+    from tests.realparts import KO_TEXT, espeak_wav
+    from voicehost.asr import CaptionedRecognizer
+    from voicehost.live.listening import chunks_of
+
+    speech = read_wav(espeak_wav(tmp_path / "ko.wav", KO_TEXT, "ko"))
+    seen = []
+    recognizer = CaptionedRecognizer(
+        VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS), force_grammar=True, fillers=fillers),
+        VoskRecognizer(ko_live_model()), on_caption=seen.append)
+    items = []
+    for chunk in chunks_of(speech, 0.04):
+        items += recognizer.accept(chunk)
+    items += recognizer.finish()
+    assert recognizer.audio_time == pytest.approx(speech.seconds, abs=0.05)
+    assert {w.word for w in plain_words(items)} <= set(STAND_INS) | {"[unk]"}
+    captions = [w.word for w in recognizer.captions]
+    assert len(captions) >= 4 and "[unk]" not in captions and not set(captions) & set(STAND_INS)
+    assert seen and captions == [w.word for w in plain_words(i for batch in seen for i in batch)]
+    recognizer.close()
