@@ -656,3 +656,20 @@ def test_6_1_a_club_can_hear_the_players_name_after_the_seat(announce):
     question = play.said("vote_question")[0].text
     assert question == ("Кто за то, чтобы игрок номер 3, Вера, покинул игровой стол?" if announce
                         else "Кто за то, чтобы игрок номер 3 покинул игровой стол?")
+
+
+def test_2_3_the_host_nominates_by_hand_under_the_same_rules():
+    play = Play().until(Phase.SPEECH)
+    play.seat_event("nominate", 7)
+    assert play.game.nominations == [{"day": 1, "by": 1, "target": 7}]
+    assert play.said("accepted")[-1].text == "Принят номер 7"
+    for target, key in ((8, "nominate_second_nomination"),):
+        before = snapshot(play.game)
+        with pytest.raises(GameError) as refused:
+            play.seat_event("nominate", target)
+        assert refused.value.key == key and snapshot(play.game) == before
+    play.step({"type": "next"})   # seat 2 has the floor
+    assert play.game.floor.seat == 2
+    with pytest.raises(GameError) as refused:
+        play.seat_event("nominate", 7)
+    assert play.game.book.refusal(refused.value) == "Игрок номер 7 уже выставлен"

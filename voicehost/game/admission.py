@@ -23,6 +23,7 @@ from voicehost.game.events import (
     Votes,
     event_type,
 )
+from voicehost.game.floors import nominated_by_hand
 from voicehost.game.model import Phase
 
 if TYPE_CHECKING:
@@ -137,6 +138,8 @@ def fits(game: Moderator, event: Event) -> bool:
 
 
 def _seat_event_fits(game: Moderator, event: SeatEvent) -> bool:
+    if event.type == "nominate":
+        return nominated_by_hand(game) is not None
     if event.type in ANYTIME:
         return game.phase is not Phase.SETUP
     if event.type in ("best_player", "worst_player"):
@@ -211,6 +214,13 @@ def _check_control(game: Moderator, event: Control) -> None:
 
 def _check_seat_event(game: Moderator, event: SeatEvent) -> None:
     seat = event.seat
+    context = nominated_by_hand(game) if event.type == "nominate" else None
+    if context is not None and seat is not None:
+        reason = context.judge(seat)
+        if reason is not None:   # the refusals of 2.3.5-2.3.6, as for a spoken nomination
+            raise game.error(f"the nomination of seat {seat} is refused: {reason}", event,
+                             key=f"nominate_{reason}", seat=seat)
+        return
     if event.type == "unfoul" and seat is not None and game.fouls[seat] == 0:
         raise game.error(f"seat {seat} has no foul to take back", event, key="no_foul",
                          seat=seat)

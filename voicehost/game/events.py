@@ -138,6 +138,7 @@ class EventType(StrEnum):
     NAMES = "names"
     PROTEST = "protest"
     SEATING = "seating"
+    NOMINATE = "nominate"
 
 
 @dataclass(frozen=True)
@@ -171,6 +172,8 @@ REGISTRY: dict[EventType, EventSpec] = {
     _E.NAMES: EventSpec(Names, host=False, immediate=True),
     _E.PROTEST: EventSpec(Protest),
     _E.SEATING: EventSpec(Seating),
+    # The host nominates for the speaker by hand (the microphone missed it): the rules of 2.3 still apply.
+    _E.NOMINATE: EventSpec(SeatEvent),
 }
 SEAT_EVENTS = tuple(str(k) for k, spec in REGISTRY.items() if spec.cls is SeatEvent)
 CONTROLS = tuple(str(k) for k, spec in REGISTRY.items() if spec.cls is Control)

@@ -202,6 +202,20 @@ def listener_events(game: Moderator, events: list[ListenerEvent]) -> None:
             close_floor(game)
 
 
+def nominated_by_hand(game: Moderator) -> FloorContext | None:
+    """The open regular speech's context, where the host may nominate for its speaker."""
+    floor = game.state.floors.floor
+    return FloorContext(game, floor.seat) if floor is not None and floor.nominations else None
+
+
+def host_nomination(game: Moderator, target: int) -> None:
+    """The host entered the speaker's nomination (admission judged it as the listener would)."""
+    context = nominated_by_hand(game)
+    assert context is not None
+    context.accept(target)
+    nomination(game, Nomination(target, True, game.state.clock.now))
+
+
 def nomination(game: Moderator, event: Nomination) -> None:
     rules = game.rules
     if event.accepted:

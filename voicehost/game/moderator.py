@@ -254,6 +254,9 @@ class Moderator(StateView):
         if event.type in ("best_player", "worst_player"):
             assert seat is not None
             scoring.award(self, seat, event.type)
+        elif event.type == "nominate":
+            assert seat is not None
+            floors.host_nomination(self, seat)
         elif event.type in discipline.HOST_REMOVALS or event.type in ("foul", "unfoul"):
             assert seat is not None
             discipline.apply(self, event.type, seat)

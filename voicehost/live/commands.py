@@ -18,6 +18,7 @@ from voicehost.phrases.words import Word
 SEAT_COMMANDS = {"/shot": "shot", "/don": "don_check", "/sheriff": "sheriff_check", "/foul": "foul",
                  "/unfoul": "unfoul", "/dq": "disqualify", "/leave": "leave_table",
                  "/bestplayer": "best_player", "/worst": "worst_player",
+                 "/nominate": "nominate",
                  # the city variant's night
                  "/heal": "heal", "/visit": "visit", "/check": "commissar_check", "/maniac": "maniac_kill"}
 REPL_WORDS = ("/state", "/help", "/quit", "/undo", "/new")
