@@ -1,0 +1,228 @@
+"""The page's part of a club's evening (SPEC §6, issue 16): the standings on the
+host page and the TV board's API, the seating from the roster before the deal,
+a newcomer, the protest and "Следующая игра" after the end — every refusal one
+line in the table's words, nothing changed — and one page server for the whole
+evening: the next game and a restart keep the phones paired."""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import os
+import re
+import time
+
+import aiohttp
+from aiohttp.test_utils import TestServer
+
+from tests.conftest import ROLES, series_protocol
+from tests.test_web_api import SECRETS, _in_words, judge_token, paired, post, run, signing_client
+from voicehost.game.model import Phase
+from voicehost.game.moderator import Moderator
+from voicehost.journal import Journal, Table
+from voicehost.live import AudioClock, LiveTable
+from voicehost.live.evening import Evening
+from voicehost.live.texts import live_texts
+from voicehost.rules import rules_for
+from voicehost.series.store import Series
+from voicehost.web.access import PROOF_HEADER, Access, allowed_hosts, proof_mac
+from voicehost.web.series import EVENING_HOURS, EveningPage, SeriesDesk, add_series, fresh_evening, switch_table
+from voicehost.web.server import Hub, make_app
+
+ROSTER = ["Алиса", "Борис", "Вера", "Глеб", "Дина", "Егор", "Жанна", "Зоя", "Илья", "Кира", "Лёва"]
+REDS_OUT = (1, 3, 5, 6)   # four reds disqualified: the mafia wins at once
+
+
+def club(tmp_path, ruleset: str = "4mafia", games: int = 1) -> Evening:
+    series = Series.create(tmp_path / "series", "vecher", ROSTER, ruleset)
+    roles = ["citizen", "mafia", "citizen", "don", "citizen", "sheriff", "mafia", "citizen", "citizen", "citizen"]
+    for n in range(games):
+        series.put(f"game-{n + 1:03d}", series_protocol("red", dict(zip(ROSTER[n:n + 10], roles, strict=True)),
+                                                         best=ROSTER[n]))
+    rules = rules_for(ruleset)
+    return Evening(series, live_texts(rules.phrasebook))
+
+
+def new_live(ruleset: str = "4mafia", journal=None) -> LiveTable:
+    rules = rules_for(ruleset)
+    return LiveTable(Table(Moderator(rules), Journal(journal, rules) if journal else None), AudioClock())
+
+
+@contextlib.asynccontextmanager
+async def desk_page(evening: Evening, live: LiveTable | None = None):
+    live = live or new_live()
+    access = Access(set())
+    hub = Hub(live, asyncio.get_running_loop())
+    calls: list[str] = []
+    desk = SeriesDesk(evening, refile=lambda: calls.append("refile"), next_game=lambda: calls.append("new"))
+    app = make_app(live, access, hub, io.StringIO(), lambda: f"/pair/{access.token}")
+    add_series(app, desk)
+    server = TestServer(app, host="127.0.0.1")
+    client = signing_client(server)
+    await client.start_server()
+    access.hosts = allowed_hosts("127.0.0.1", server.port)
+    client.origin = f"http://127.0.0.1:{server.port}"
+    try:
+        yield client, hub, access, calls
+    finally:
+        await client.close()
+
+
+async def refused(response, status: int, *, keywords: bool = False) -> str:
+    """One line in the table's words (`keywords`: it may quote the typed command's English keywords)."""
+    assert response.status == status, await response.text()
+    line = (await response.json())["error"]
+    assert "\n" not in line and (re.search("[а-яА-Я]", line) if keywords else _in_words(line)), line
+    return line
+
+
+def test_the_standings_are_public_between_games_and_carry_no_secret(tmp_path):
+    evening = club(tmp_path, games=2)
+
+    async def go():
+        async with desk_page(evening) as (client, hub, access, _):
+            response = await client.get("/api/table/series")   # no cookie, no proof: the TV's board
+            assert response.status == 200
+            text = await response.text()
+            data = json.loads(text)
+            assert data["name"] == "vecher" and data["count"] == 2 and data["between"] is True
+            expected = [row.to_json() for row in evening.series.standings()]
+            assert [(r["place"], r["name"], r["points"], r["coefficient"], r["decided_by"]) for r in data["rows"]] \
+                == [(r["place"], r["name"], r["points"], r["coefficient"], r["decided_by"]) for r in expected]
+            assert data["rows"][0]["name"] in ("Алиса", "Борис")   # a game won as red with the best player's bonus
+            assert not SECRETS.search(json.dumps(data, ensure_ascii=False))
+            for path in ("/static/standings.js", "/static/series.css"):
+                assert not SECRETS.search(await (await client.get(path)).text())
+            assert (await client.get("/api/series")).status == 401   # the host's desk is a paired device's
+            hub.live.apply_json({"type": "setup", "roles": ROLES})
+            assert (await (await client.get("/api/table/series")).json())["between"] is False
+    run(go())
+
+
+def test_seating_from_the_roster_by_lot_and_in_order(tmp_path):
+    evening = club(tmp_path)
+
+    async def go():
+        async with desk_page(evening) as (client, hub, access, _):
+            state = await paired(client, access)
+            desk = await (await client.get("/api/series")).json()
+            assert desk["roster"] == ROSTER and desk["seats"] == 10 and desk["phase_id"] == "setup"
+            csrf = state["csrf"]
+            present = ["алиса", "БОРИС", *ROSTER[2:9], "лева"]   # any case, ё as е: the roster's spelling is kept
+            entries = len(hub.live.entries)
+            short = await post(client, "/api/series/seating", {"names": present[:9], "draw": True}, csrf)
+            assert "10" in await refused(short, 400) and len(hub.live.entries) == entries
+            twice = await post(client, "/api/series/seating", {"names": present[:9] + ["Алиса"], "draw": False}, csrf)
+            assert "Алиса" in await refused(twice, 409) and hub.live.game.state.record.names == {}
+            bad = await post(client, "/api/series/seating", {"names": present, "draw": "yes"}, csrf)
+            await refused(bad, 400)
+            no_csrf = await post(client, "/api/series/seating", {"names": present, "draw": False})
+            assert no_csrf.status == 403 and hub.live.game.state.record.names == {}
+
+            done = await post(client, "/api/series/seating", {"names": present, "draw": False}, csrf)
+            assert done.status == 200, await done.text()
+            body = await done.json()
+            assert body["seated"] == {str(i): n for i, n in enumerate(ROSTER[:9] + ["Лёва"], start=1)}
+            assert _in_words(body["message"])
+            assert hub.live.entries[-1][1]["type"] == "seating"   # journaled as any input
+
+            drawn = await post(client, "/api/series/seating", {"names": ROSTER[1:], "draw": True}, csrf)
+            assert drawn.status == 200
+            assert sorted(hub.live.game.state.record.names.values()) == sorted(ROSTER[1:])
+            await post(client, "/api/input", {"type": "setup", "roles": ROLES}, csrf)
+            late = await post(client, "/api/series/seating", {"names": ROSTER[:10], "draw": True}, csrf)
+            assert "раздачи" in await refused(late, 409)
+            assert sorted(hub.live.game.state.record.names.values()) == sorted(ROSTER[1:])
+    run(go())
+
+
+def test_a_newcomer_joins_the_roster_once(tmp_path):
+    evening = club(tmp_path)
+
+    async def go():
+        async with desk_page(evening) as (client, hub, access, _):
+            csrf = (await paired(client, access))["csrf"]
+            added = await post(client, "/api/series/newcomer", {"name": "  Мирон  "}, csrf)
+            assert added.status == 200 and (await added.json())["roster"][-1] == "Мирон"
+            assert Series.open(tmp_path / "series", "vecher").roster[-1] == "Мирон"   # kept on disk at once
+            again = await post(client, "/api/series/newcomer", {"name": "мирон"}, csrf)
+            assert "Мирон" in await refused(again, 409)
+            lyova = await post(client, "/api/series/newcomer", {"name": "Лева"}, csrf)
+            assert "Лёва" in await refused(lyova, 409)
+            for bad in ({"name": "<script>"}, {"name": ""}, {"name": 5}, {"name": "x" * 41}, {"who": "Аня"}):
+                await refused(await post(client, "/api/series/newcomer", bad, csrf), 400)
+            assert Series.open(tmp_path / "series", "vecher").roster == [*ROSTER, "Мирон"]
+    run(go())
+
+
+def test_protest_and_next_game_only_after_the_end(tmp_path):
+    evening = club(tmp_path)
+
+    async def go():
+        async with desk_page(evening) as (client, hub, access, calls):
+            csrf = (await paired(client, access))["csrf"]
+            await post(client, "/api/input", {"type": "setup", "roles": ROLES}, csrf)
+            protest = {"team": "red", "votes": 8, "outcome": "changed"}
+            early = await post(client, "/api/series/protest", protest, csrf)
+            assert "после окончания" in await refused(early, 409)
+            assert "Следующая игра" in await refused(await post(client, "/api/series/next", {}, csrf), 409)
+            assert calls == [] and hub.live.game.state.record.protest is None
+            for seat in REDS_OUT:
+                await post(client, "/api/input", {"type": "disqualify", "seat": seat}, csrf)
+            assert hub.live.over
+            desk = await (await client.get("/api/series")).json()
+            assert desk["over"] is True and desk["between"] is True and desk["protest"] is None
+            for bad in ({"team": "green", "votes": 8, "outcome": "changed"}, {"team": "red", "votes": 11,
+                        "outcome": "changed"}, {"team": "red", "votes": 8, "outcome": "won"}, {"team": "red"}):
+                await refused(await post(client, "/api/series/protest", bad, csrf), 400, keywords=True)
+            assert calls == []
+            done = await post(client, "/api/series/protest", protest, csrf)
+            assert done.status == 200 and (await done.json())["protest"] == protest
+            assert calls == ["refile"]   # the series follows the protest, as typed /protest does
+            assert "уже записан" in await refused(await post(client, "/api/series/protest", protest, csrf), 409)
+            nxt = await post(client, "/api/series/next", {}, csrf)
+            assert nxt.status == 200 and _in_words((await nxt.json())["message"])
+            assert calls == ["refile", "new"]
+    run(go())
+
+
+def test_a_judge_reads_the_desk_but_changes_nothing(tmp_path):
+    evening = club(tmp_path)
+
+    async def go():
+        async with desk_page(evening) as (client, hub, access, calls):
+            state = await paired(client, access)
+            link = (await (await post(client, "/api/devices/judge", {}, state["csrf"])).json())["judge_link"]
+            client.session.cookie_jar.clear()
+            token = judge_token(client, link, access)
+            assert (await client.post(f"/pair/{token}", headers={"Origin": client.origin})).status == 200
+            desk = await (await client.get("/api/series"))
+            desk = await desk.json()
+            assert desk["readonly"] is True and desk["roster"] == ROSTER
+            for path, body in [("/api/series/seating", {"names": ROSTER[:10], "draw": True}),
+                               ("/api/series/newcomer", {"name": "Мирон"}), ("/api/series/next", {}),
+                               ("/api/series/protest", {"team": "red", "votes": 8, "outcome": "annulled"})]:
+                assert (await post(client, path, body, desk["csrf"])).status == 403, path
+            assert hub.live.game.state.record.names == {} and calls == [] and "Мирон" not in evening.series.roster
+    run(go())
+
+
+def test_the_next_game_is_served_by_the_same_page(tmp_path):
+    evening = club(tmp_path)
+
+    async def go():
+        first, second = new_live(), new_live()
+        async with desk_page(evening, first) as (client, hub, access, _):
+            csrf = (await paired(client, access))["csrf"]
+            await post(client, "/api/input", {"type": "setup", "roles": ROLES}, csrf)
+            assert (await (await client.get("/api/state")).json())["phase_id"] != "setup"
+            switch_table(hub, second)
+            state = await (await client.get("/api/state")).json()   # the same device, no pairing again
+            assert state["phase_id"] == "setup" and state["log"] == []
+            said = hub.said
+            first.apply_json({"type": "pause"}) if first.game.phase is not Phase.GAME_OVER else None
+            assert hub.said == said   # the old game no longer speaks to the page
+            good = await post(client, "/api/series/seating", {"names": ROSTER[:10], "draw": True}, state["csrf"])
+            assert good.status == 200 and second.game.state.record.names and not first.game.state.record.names
+    run(go())
