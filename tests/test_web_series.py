@@ -197,8 +197,7 @@ def test_a_judge_reads_the_desk_but_changes_nothing(tmp_path):
             client.session.cookie_jar.clear()
             token = judge_token(client, link, access)
             assert (await client.post(f"/pair/{token}", headers={"Origin": client.origin})).status == 200
-            desk = await (await client.get("/api/series"))
-            desk = await desk.json()
+            desk = await (await client.get("/api/series")).json()
             assert desk["readonly"] is True and desk["roster"] == ROSTER
             for path, body in [("/api/series/seating", {"names": ROSTER[:10], "draw": True}),
                                ("/api/series/newcomer", {"name": "Мирон"}), ("/api/series/next", {}),
@@ -226,3 +225,100 @@ def test_the_next_game_is_served_by_the_same_page(tmp_path):
             good = await post(client, "/api/series/seating", {"names": ROSTER[:10], "draw": True}, state["csrf"])
             assert good.status == 200 and second.game.state.record.names and not first.game.state.record.names
     run(go())
+
+
+class Phone:
+    """A paired phone as secure.js is: its cookie and its key, every request proven."""
+
+    def __init__(self, base: str) -> None:
+        self.base, self.key, self.n = base, b"", 0
+        self.http = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
+
+    async def pair(self, access: Access) -> None:
+        token, self.key = access.token, access.link_key
+        answer = await self.http.post(f"{self.base}/pair/{token}", headers={"Origin": self.base})
+        assert answer.status == 200, await answer.text()
+
+    async def get(self, path: str) -> aiohttp.ClientResponse:
+        epoch = (await (await self.http.get(f"{self.base}/api/epoch")).json())["epoch"]
+        self.n += 1
+        proof = f"{epoch}.{self.n}.{proof_mac(self.key, epoch, self.n, 'GET', path, b'')}"
+        return await self.http.get(f"{self.base}{path}", headers={PROOF_HEADER: proof})
+
+
+def test_one_page_server_all_evening_and_a_restart_keeps_the_phone(tmp_path):
+    from voicehost.config import load_settings
+
+    evening = club(tmp_path)
+    evening.journals.mkdir()
+    config, _ = load_settings(None)
+    lines: asyncio.Queue = asyncio.Queue()
+
+    async def go():
+        out = io.StringIO()
+        page = EveningPage(evening, config, lan=False, port=0, out=out, lines=lines)
+        first = new_live(journal=evening.journals / "game-001.jsonl")
+        server = await page.attach(first, lambda: None)
+        phone = Phone(server.url)
+        try:
+            await phone.pair(server.access)
+            assert (await phone.get("/api/state")).status == 200
+            devices = evening.series.folder / "evening.devices"
+            assert devices.is_file() and not (evening.journals / "game-001.jsonl.devices").exists()
+            page.desk.next_game()
+            assert lines.get_nowait() == "/new"   # "Следующая игра" is the host typing /new
+
+            second = new_live(journal=evening.journals / "game-002.jsonl")
+            assert await page.attach(second, lambda: None) is server   # the same server for the next game
+            second.apply_json({"type": "setup", "roles": ROLES})
+            state = await (await phone.get("/api/state")).json()
+            assert state["phase_id"] != "setup" and out.getvalue().count("Страница ведущего") == 1
+            await page.close()
+
+            # a crash, and `run --series` again: a new server, the same devices file
+            again = EveningPage(evening, config, lan=False, port=0, out=io.StringIO(), lines=lines)
+            third = new_live(journal=evening.journals / "game-003.jsonl")
+            restarted = await again.attach(third, lambda: None)
+            phone.base = restarted.url
+            response = await phone.get("/api/series")
+            assert response.status == 200, await response.text()   # still paired: no link, no PIN
+            assert (await response.json())["name"] == "vecher"
+            await again.close()
+        finally:
+            await phone.http.close()
+            await page.close()
+
+    run(go())
+
+
+def test_an_earlier_evenings_devices_are_forgotten(tmp_path):
+    keep = tmp_path / "evening"
+    devices = tmp_path / "evening.devices"
+    devices.write_text("{}", "utf-8")
+    fresh_evening(keep, time.time())
+    assert devices.exists()   # tonight's: kept across a crash
+    old = time.time() - EVENING_HOURS * 3600 - 60
+    os.utime(devices, (old, old))
+    fresh_evening(keep, time.time())
+    assert not devices.exists()
+    fresh_evening(keep, time.time())   # nothing to forget: no error
+
+
+def test_tonights_game_never_takes_the_name_of_a_game_already_in_the_series(tmp_path):
+    """A series fed by `series add game-001.protocol.json` from another table: the
+    evening's first journal must not be game-001, or filing it would replace that game."""
+    evening = club(tmp_path, games=2)   # game-001 and game-002 came from elsewhere
+    journal, resume = evening.next_journal()
+    assert not resume and journal.stem not in {p.stem for p in evening.series.game_files()}
+    assert journal.name == "game-003.jsonl"
+
+
+def test_every_host_input_names_itself_on_the_undo_button_in_both_languages():
+    """The page's undo button says what it takes back: a protest or a seating too."""
+    from voicehost.game.events import HOST_INPUTS
+    from voicehost.web.texts import load_web_texts
+
+    for book in ("phrasebook.ru", "phrasebook.uk"):
+        words = load_web_texts(book)
+        missing = sorted(kind for kind in HOST_INPUTS if f"input_{kind}" not in words)
+        assert missing == [], (book, missing)

@@ -34,6 +34,7 @@ function renderStandings(box, data) {
   scroll.setAttribute("aria-label", caption);
   const table = document.createElement("table");
   table.className = "series-table";
+  table.style.setProperty("--rows", String(data.rows.length));   // the TV fits every row on the screen
   const cap = document.createElement("caption");
   cap.textContent = caption;
   const head = document.createElement("thead");
@@ -53,8 +54,14 @@ function renderStandings(box, data) {
       const cell = document.createElement(column === "name" ? "th" : "td");
       if (column === "name") cell.scope = "row";
       cell.className = "col-" + column;
-      cell.textContent = column === "decided_by" ? (row.decided_by ? T("series_by_" + row.decided_by) : "")
-        : seriesNumber(row[column]);
+      const why = row.decided_by ? T("series_by_" + row.decided_by) : "";
+      cell.textContent = column === "decided_by" ? why : seriesNumber(row[column]);
+      if (column === "name" && why) {   // a phone has no room for the column: the reason under the name
+        const under = document.createElement("span");
+        under.className = "why";
+        under.textContent = T("series_col_decided_by") + ": " + why;
+        cell.appendChild(under);
+      }
       tr.appendChild(cell);
     });
     body.appendChild(tr);
