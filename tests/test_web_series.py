@@ -322,3 +322,16 @@ def test_every_host_input_names_itself_on_the_undo_button_in_both_languages():
         words = load_web_texts(book)
         missing = sorted(kind for kind in HOST_INPUTS if f"input_{kind}" not in words)
         assert missing == [], (book, missing)
+
+
+def test_a_table_without_a_series_answers_204_and_the_page_asks_no_more():
+    from tests.test_web_api import page
+
+    async def go():
+        async with page() as (client, live, access):
+            assert (await client.get("/api/table/series")).status == 204
+            csrf = (await paired(client, access))["csrf"]
+            assert (await client.get("/api/series")).status == 204
+            assert (await post(client, "/api/series/next", {}, csrf)).status == 204
+            assert live.game.phase is not Phase.SETUP   # nothing else changed
+    run(go())

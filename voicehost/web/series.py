@@ -10,9 +10,10 @@ and the protest go through the live table like every other input."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -106,7 +107,20 @@ def _between(live: LiveTable) -> bool:
 
 # ---------------------------------------------------------------- routes
 
+Handler = Callable[[web.Request], Awaitable[web.Response]]
 
+
+def _with_desk(handler: Handler) -> Handler:
+    """A table that plays one game has no desk: 204, nothing to show, and the page stops asking."""
+    @functools.wraps(handler)
+    async def answer(request: web.Request) -> web.Response:
+        if request.app.get(DESK) is None:
+            return web.Response(status=204)
+        return await handler(request)
+    return answer
+
+
+@_with_desk
 async def api_series_table(request: web.Request) -> web.Response:
     """Public (the TV board): the standings, and whether the table is between games."""
     desk, hub = request.app[DESK], request.app[HUB]
@@ -116,6 +130,7 @@ async def api_series_table(request: web.Request) -> web.Response:
                               "between": between, "rows": desk.standings()}, dumps=dumps)
 
 
+@_with_desk
 async def api_series_desk(request: web.Request) -> web.Response:
     session = require_session(request)
     return _desk(request, session.csrf, session.readonly)
@@ -135,6 +150,7 @@ def _desk(request: web.Request, csrf: str, readonly: bool = False, **extra: Any)
     return web.json_response(body, dumps=dumps)
 
 
+@_with_desk
 async def api_series_seating(request: web.Request) -> web.Response:
     """1.2: the ten players present, in their seats by lot or as the host set them."""
     session = require_host(request)
@@ -153,6 +169,7 @@ async def api_series_seating(request: web.Request) -> web.Response:
     return _desk(request, session.csrf, message=hub.texts("series_seated"))
 
 
+@_with_desk
 async def api_series_newcomer(request: web.Request) -> web.Response:
     """A player new to the club joins the roster (kept at once, whole)."""
     session = require_host(request)
@@ -177,6 +194,7 @@ async def api_series_newcomer(request: web.Request) -> web.Response:
     return _desk(request, session.csrf, message=hub.texts("series_newcomer_added", name=new[0]))
 
 
+@_with_desk
 async def api_series_protest(request: web.Request) -> web.Response:
     """1.8, SPEC §6.3: after the end only (the moderator refuses it before); the
     series then holds the game as the protest leaves it."""
@@ -194,6 +212,7 @@ async def api_series_protest(request: web.Request) -> web.Response:
     return _desk(request, session.csrf)
 
 
+@_with_desk
 async def api_series_next(request: web.Request) -> web.Response:
     """"Следующая игра": the same as typed /new, and only once this game has ended."""
     session = require_host(request)
@@ -230,8 +249,12 @@ def _words(hub: Hub, exc: InputError) -> str:
     return " ".join(str(exc).split())
 
 
-def add_series(app: web.Application, desk: SeriesDesk) -> None:
-    app[DESK] = desk
+def add_series(app: web.Application, desk: SeriesDesk | None = None) -> None:
+    """The series' routes, on every page server (answering 204 without a series); `desk` names the evening."""
+    if desk is not None:
+        app[DESK] = desk
+    if any(r.resource is not None and r.resource.canonical == "/api/series" for r in app.router.routes()):
+        return   # make_app has them already
     app.router.add_get("/api/table/series", api_series_table)   # under /api/table: plain HTTP serves it on the LAN
     app.router.add_get("/api/series", api_series_desk)
     app.router.add_post("/api/series/seating", api_series_seating)

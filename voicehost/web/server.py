@@ -50,6 +50,7 @@ def make_app(live: LiveTable, access: Access, hub: Hub, out: TextIO, pair_url: C
     access.announce = lambda what: _announce(out, hub.texts, access, pair_url, what)
     add_pages(app)
     add_api(app)
+    add_series(app)   # a club's evening (web/series.py): 204 until start_server names its desk
     app.router.add_get("/api/ws", host_socket)
     app.router.add_get("/api/table/ws", table_socket)
     return app

@@ -140,9 +140,10 @@
       return null;
     }
     if (!response) return null;
-    if (response.status === 404 && body === undefined) return false;   // no series at this table
+    if (response.status === 204) return false;   // no series at this table: nothing to show, nothing to ask
     let data = {};
     try { data = await response.json(); } catch (e) { data = {}; }
+    if (response.status === 401) return null;   // host.js tells the host to pair again
     if (!response.ok) {
       if (body !== undefined) problem.textContent = data.error || T("bad_input");
       return null;

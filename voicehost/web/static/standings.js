@@ -86,7 +86,7 @@ function tvStandings() {
   async function load() {
     let response;
     try { response = await fetch("/api/table/series", { credentials: "same-origin" }); } catch (e) { return true; }
-    if (response.status === 404) return false;   // one game, no series: nothing to show
+    if (response.status === 204) return false;   // one game, no series: nothing to show
     if (!response.ok) return true;
     const data = await response.json();
     heading.textContent = T("h_series", { name: data.name });
