@@ -15,6 +15,7 @@ import time
 
 import aiohttp
 from aiohttp.test_utils import TestServer
+from yarl import URL
 
 from tests.conftest import ROLES, series_protocol
 from tests.test_web_api import SECRETS, _in_words, judge_token, paired, post, run, signing_client
@@ -38,8 +39,8 @@ def club(tmp_path, ruleset: str = "4mafia", games: int = 1) -> Evening:
     series = Series.create(tmp_path / "series", "vecher", ROSTER, ruleset)
     roles = ["citizen", "mafia", "citizen", "don", "citizen", "sheriff", "mafia", "citizen", "citizen", "citizen"]
     for n in range(games):
-        series.put(f"game-{n + 1:03d}", series_protocol("red", dict(zip(ROSTER[n:n + 10], roles, strict=True)),
-                                                         best=ROSTER[n]))
+        protocol = series_protocol("red", dict(zip(ROSTER[n:n + 10], roles, strict=True)), best=ROSTER[n])
+        series.put(f"game-{n + 1:03d}", {**protocol, "ruleset": ruleset})
     rules = rules_for(ruleset)
     return Evening(series, live_texts(rules.phrasebook))
 
@@ -335,3 +336,111 @@ def test_a_table_without_a_series_answers_204_and_the_page_asks_no_more():
             assert (await post(client, "/api/series/next", {}, csrf)).status == 204
             assert live.game.phase is not Phase.SETUP   # nothing else changed
     run(go())
+
+
+def test_the_ukrainian_table_reads_its_standings_in_ukrainian(tmp_path):
+    evening = club(tmp_path, ruleset="ua-club", games=1)
+
+    async def go():
+        async with desk_page(evening, new_live("ua-club")) as (client, hub, access, _):
+            words = await (await client.get("/api/texts")).json()
+            assert words["series_caption"] == "Таблиця серії «{name}», ігор: {count}"
+            assert words["series_col_coefficient"] == "Коеф." and words["series_by_lot"] == "жереб"
+            data = await (await client.get("/api/table/series")).json()
+            assert data["count"] == 1 and len(data["rows"]) == 10
+    run(go())
+
+
+def test_the_tv_reads_the_standings_over_plain_http_on_the_lan():
+    from voicehost.web.guard import _plain
+
+    assert _plain("/api/table/series") and not _plain("/api/series") and not _plain("/api/series/next")
+
+
+def test_a_crash_and_run_series_again_keep_the_phone_paired(tmp_path):
+    """The real program: `run --text --serve --series`, a phone paired, SIGKILL in the
+    middle of a game, the same command again: the phone's next request is answered."""
+    import signal
+    import subprocess
+    import sys
+
+    from tests.test_web_browser import free_port
+
+    Series.create(tmp_path / "series", "vecher", ROSTER, "4mafia")
+    (tmp_path / "config.toml").write_text(f'series_dir = "{tmp_path / "series"}"\n', "utf-8")
+
+    def start(log_name: str) -> tuple[subprocess.Popen, str, str]:
+        port = free_port()
+        log = tmp_path / log_name
+        proc = subprocess.Popen([sys.executable, "-m", "voicehost", "run", "--text", "--mute", "--serve", "--port",
+                                 str(port), "--series", "vecher", "--config", str(tmp_path / "config.toml")],
+                                cwd=tmp_path, stdin=subprocess.PIPE, stdout=log.open("w"), stderr=subprocess.STDOUT,
+                                text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            found = re.search(r"Страница ведущего: (\S+)", log.read_text("utf-8"))
+            if found:
+                return proc, found.group(1), f"http://127.0.0.1:{port}"
+            time.sleep(0.1)
+        proc.kill()
+        raise AssertionError(log.read_text("utf-8"))
+
+    async def pair(url: str, base: str) -> Phone:
+        phone = Phone(base)
+        path, _, fragment = url.partition("#")
+        from voicehost.web.access import unb64
+
+        phone.key = unb64(fragment)
+        answer = await phone.http.post(path, headers={"Origin": base})
+        assert answer.status == 200, await answer.text()
+        return phone
+
+    first, url, base = start("first.log")
+    try:
+        async def before() -> tuple[dict, dict, bytes]:
+            phone = await pair(url, base)   # paired during the evening's first game
+            try:
+                first.stdin.write("/seating " + ", ".join(ROSTER[:10]) + "\n/roles d4 m2 m7 s6\n"
+                                  + "".join(f"/dq {seat}\n" for seat in REDS_OUT) + "-\n-\n/new\n"
+                                  + "/seating " + ", ".join(ROSTER[1:]) + "\n/roles d4 m2 m7 s6\n")
+                first.stdin.flush()
+                for _ in range(300):   # the second game, dealt: the same phone, the same server
+                    response = await phone.get("/api/series")
+                    assert response.status == 200, await response.text()
+                    desk = await response.json()
+                    if desk["count"] == 1 and desk["phase_id"] != "setup":
+                        break
+                    await asyncio.sleep(0.1)
+                else:
+                    raise AssertionError(desk)
+                cookies = phone.http.cookie_jar.filter_cookies(URL(base))
+                return desk, {k: v.value for k, v in cookies.items()}, phone.key
+            finally:
+                await phone.http.close()
+
+        desk, cookies, key = asyncio.run(before())
+        assert sorted(desk["seated"].values()) == sorted(ROSTER[1:])
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=10)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    second, _, base2 = start("second.log")
+    try:
+        async def after() -> dict:
+            again = Phone(base2)
+            again.key = key
+            again.http.cookie_jar.update_cookies(cookies)
+            try:
+                response = await again.get("/api/series")
+                assert response.status == 200, await response.text()   # no link, no PIN: still paired
+                return await response.json()
+            finally:
+                await again.http.close()
+
+        resumed = asyncio.run(after())
+        assert resumed["seated"] == desk["seated"] and resumed["phase_id"] != "setup"   # the same game goes on
+        assert "Игра продолжена по журналу" in (tmp_path / "second.log").read_text("utf-8")
+    finally:
+        second.kill()
+        second.wait(timeout=10)
