@@ -185,6 +185,8 @@ def test_protest_and_next_game_only_after_the_end(tmp_path):
             nxt = await post(client, "/api/series/next", {}, csrf)
             assert nxt.status == 200 and _in_words((await nxt.json())["message"])
             assert calls == ["refile", "new"]
+            assert (await post(client, "/api/series/next", {}, csrf)).status == 200   # a second tap while it starts
+            assert calls == ["refile", "new"]
     run(go())
 
 

@@ -48,6 +48,13 @@ class SeriesDesk:
     refile: Callable[[], object] = lambda: None
     next_game: Callable[[], object] = lambda: None
     _cache: tuple[Any, list[dict[str, Any]]] | None = field(default=None, repr=False)
+    _next_for: LiveTable | None = field(default=None, repr=False)   # the game whose successor was asked for
+
+    def next_after(self, live: LiveTable) -> None:
+        """Ask for the next game once per game: a second tap while it starts is not a second /new."""
+        if self._next_for is not live:
+            self._next_for = live
+            self.next_game()
 
     @property
     def keep(self) -> Path:
@@ -222,7 +229,7 @@ async def api_series_next(request: web.Request) -> web.Response:
         raise Refusal(400, "not_object")
     if not hub.live.over:
         raise Refusal(409, "series_not_over")
-    desk.next_game()
+    desk.next_after(hub.live)
     return _desk(request, session.csrf, message=hub.texts("series_next_started"))
 
 
