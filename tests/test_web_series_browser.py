@@ -116,6 +116,9 @@ def test_an_evening_on_the_host_page_and_the_tv_board(evening):
         typed("/dq 1", "/dq 3", "/dq 5", "/dq 6", "-", "-")
         expect(board.get_by_role("table", name="Таблица серии «vecher», игр: 3")).to_be_visible(timeout=15_000)
         expect(host.get_by_role("heading", name="Протест по игре")).to_be_visible(timeout=10_000)
+        # After the end the game's own end (best and worst player) comes before the series' next game.
+        assert host.evaluate("document.getElementById('end').compareDocumentPosition("
+                             "document.getElementById('series')) & Node.DOCUMENT_POSITION_FOLLOWING")
         host.get_by_label("Команда, подавшая протест").select_option("red")
         host.get_by_label("Голосов за протест").fill("8")
         host.get_by_label("Решение главного судьи, если протест пройдёт").select_option("annulled")

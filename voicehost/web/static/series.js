@@ -113,6 +113,7 @@
     desk = data;
     if (data.csrf) token = data.csrf;
     section.hidden = !data.between;
+    place(data.phase_id === "setup");
     heading.textContent = T("h_series", { name: data.name });
     const host = !data.readonly;
     seatingBox.hidden = !host || data.phase_id !== "setup";
@@ -124,6 +125,19 @@
       team: T("series_protest_" + data.protest.team), votes: data.protest.votes }) : "";
     nextButton.hidden = !host || !data.over;
     renderStandings(standings, data);
+  }
+
+  /* Before the deal the seating comes first, at the top; after the end the series'
+     part follows the game's own end (its best and worst player come before the next game). */
+  function place(first) {
+    const board = document.getElementById("board");
+    const end = document.getElementById("end");
+    const main = document.querySelector("main");
+    if (first || !end || !end.parentNode) {
+      if (section.nextSibling !== board) main.insertBefore(section, board || null);
+    } else if (end.nextSibling !== section) {
+      end.parentNode.insertBefore(section, end.nextSibling);
+    }
   }
 
   async function call(path, body) {
@@ -163,8 +177,7 @@
 
   function wire() {
     words();
-    const main = document.querySelector("main");
-    main.insertBefore(section, document.getElementById("board") || null);
+    place(true);
     drawButton.addEventListener("click", () => seat(true));
     setButton.addEventListener("click", () => seat(false));
     newcomerForm.addEventListener("submit", async (event) => {
