@@ -261,11 +261,19 @@ def test_one_page_server_all_evening_and_a_restart_keeps_the_phone(tmp_path):
         out = io.StringIO()
         page = EveningPage(evening, config, lan=False, port=0, out=out, lines=lines)
         first = new_live(journal=evening.journals / "game-001.jsonl")
-        server = await page.attach(first, lambda: None)
+        refiled: list[str] = []
+        server = await page.attach(first, lambda: refiled.append("refile"))
         phone = Phone(server.url)
         try:
             await phone.pair(server.access)
             assert (await phone.get("/api/state")).status == 200
+            first.apply_json({"type": "setup", "roles": ROLES})
+            for seat in REDS_OUT:
+                first.apply_json({"type": "disqualify", "seat": seat})
+            first.apply_json({"type": "protest", "team": "red", "votes": 8, "outcome": "annulled"})
+            await first.undo_async()   # the protest taken back: the series must hold the game without it
+            await asyncio.sleep(0.05)
+            assert refiled == ["refile"] and first.game.state.record.protest is None
             devices = evening.series.folder / "evening.devices"
             assert devices.is_file() and not (evening.journals / "game-001.jsonl.devices").exists()
             page.desk.next_game()
@@ -410,7 +418,7 @@ def test_a_crash_and_run_series_again_keep_the_phone_paired(tmp_path):
                     response = await phone.get("/api/series")
                     assert response.status == 200, await response.text()
                     desk = await response.json()
-                    if desk["count"] == 1 and desk["phase_id"] != "setup":
+                    if desk["count"] == 1 and desk["phase_id"] != "setup" and not desk["over"]:
                         break
                     await asyncio.sleep(0.1)
                 else:

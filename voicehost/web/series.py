@@ -22,7 +22,7 @@ from aiohttp import web
 
 from voicehost.errors import GameError, InputError, JournalWriteError
 from voicehost.game.events import parse_event, parse_protest
-from voicehost.game.model import Phase
+from voicehost.game.model import Output, Phase
 from voicehost.live import LiveTable
 from voicehost.live.evening import Evening
 from voicehost.live.table import TableStopped
@@ -283,6 +283,7 @@ class EveningPage:
 
     async def attach(self, live: LiveTable, refile: Callable[[], object]) -> PageServer:
         self.desk.refile = refile
+        live.listeners.append(self._undo_watch(live, refile))
         if self.server is None:
             from voicehost.web.server import start_server
 
@@ -292,6 +293,17 @@ class EveningPage:
         else:
             switch_table(self.server.runner.app[HUB], live)
         return self.server
+
+    @staticmethod
+    def _undo_watch(live: LiveTable, refile: Callable[[], object]) -> Callable[[list[Output]], None]:
+        """An undo after the end (a protest taken back, from the page or typed): the
+        series holds the game again as it now stands."""
+        loop = asyncio.get_running_loop()
+
+        def heard(outputs: list[Output]) -> None:
+            if live.over and any(o.key == "undone" for o in outputs):
+                loop.call_soon_threadsafe(refile)
+        return heard
 
     async def close(self) -> None:
         if self.server is not None:
