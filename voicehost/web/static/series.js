@@ -101,6 +101,7 @@
       });
     }
     picked = picked.filter((n) => names.includes(n));
+    rosterList.querySelectorAll("input").forEach((box) => { box.checked = picked.includes(box.value); });
     renderPicked();
   }
 
