@@ -49,7 +49,10 @@ class Evening:
         filed = {p.stem for p in self.series.game_files()}
         if played and played[-1].stem not in filed and played[-1].stat().st_size > 0:
             return played[-1], True
-        return self.journals / f"game-{len(played) + 1:03d}.jsonl", False
+        number = len(played) + 1   # past the games already in the series too (`series add` from other tables)
+        while (self.journals / f"game-{number:03d}.jsonl").exists() or f"game-{number:03d}" in filed:
+            number += 1
+        return self.journals / f"game-{number:03d}.jsonl", False
 
     def seating(self, names: list[str], draw: bool, seats: int) -> dict[str, Any]:
         return seating_event(names, draw, seats, self.texts, self.series)

@@ -207,9 +207,13 @@ def _interrupts(stop: asyncio.Event) -> Iterator[None]:
 
 
 @contextlib.asynccontextmanager
-async def _page(live: LiveTable, config: Config, options: RunOptions) -> AsyncIterator[Any]:
+async def _page(live: LiveTable, config: Config, options: RunOptions, shared: Any = None,
+                terminal: Terminal | None = None) -> AsyncIterator[Any]:
     if not options.page:
         yield None
+        return
+    if shared is not None:   # an evening's page: one server for all its games, closed by the evening
+        yield await shared.attach(live, terminal.save if terminal is not None else (lambda: None))
         return
     from voicehost.web.server import start_server
 
@@ -276,16 +280,23 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
     evening = _evening(config, rules, options)
     lines, stop_reading = line_queue(stdin, asyncio.get_running_loop())
     stop = asyncio.Event()
+    shared = None
+    if evening is not None and options.page:   # the page stays up, and its phones paired, all evening
+        from voicehost.web.series import EveningPage
+
+        shared = EveningPage(evening, config, lan=options.lan, port=options.port, out=options.out, lines=lines)
     try:
         while True:
             if evening is not None:
                 journal, resume = evening.next_journal()
                 options.journal, options.resume = journal, (journal if resume else None)
-            code, verdict = await _game(config, rules, options, lines, stop, recognizer, source, evening)
+            code, verdict = await _game(config, rules, options, lines, stop, recognizer, source, evening, shared)
             if verdict != "new":
                 return code
             options.roles = None  # the next game is dealt anew
     finally:
+        if shared is not None:
+            await shared.close()
         stop_reading()
         if source is not None:
             source.close()
@@ -308,7 +319,8 @@ def _evening(config: Config, rules: RuleOptions, options: RunOptions) -> Evening
 
 
 async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: asyncio.Queue[str | None],
-                stop: asyncio.Event, recognizer: Any, source: Any, evening: Evening | None) -> tuple[int, str | None]:
+                stop: asyncio.Event, recognizer: Any, source: Any, evening: Evening | None,
+                shared: Any = None) -> tuple[int, str | None]:
     from voicehost.live.listening import listen
 
     clock = GameClock()
@@ -332,7 +344,7 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
         if evening is not None and resumed and live.over:   # it ended before the crash filed it
             terminal.save()
         with _interrupts(stop):
-            async with _page(live, config, options):
+            async with _page(live, config, options, shared, terminal):
                 if resumed:   # the table hears it is back, and the game waits, paused, for the host
                     live.restore()
                 ticker = asyncio.create_task(keep_time(live, stop), name="ticker")

@@ -27,6 +27,7 @@ from voicehost.web.guard import guard
 from voicehost.web.hub import HUB, Hub, host_socket, table_socket
 from voicehost.web.lan import lan_address, local_names
 from voicehost.web.pages import BASE_URL, FINGERPRINT, GATE, OUT, PAIR_URL, STATIC, TLS_PORT, add_pages, render_page
+from voicehost.web.series import SeriesDesk, add_series
 from voicehost.web.texts import TEXTS_KEY, Texts
 from voicehost.web.tls import table_certificate, tls_file
 
@@ -49,6 +50,7 @@ def make_app(live: LiveTable, access: Access, hub: Hub, out: TextIO, pair_url: C
     access.announce = lambda what: _announce(out, hub.texts, access, pair_url, what)
     add_pages(app)
     add_api(app)
+    add_series(app)   # a club's evening (web/series.py): 204 until start_server names its desk
     app.router.add_get("/api/ws", host_socket)
     app.router.add_get("/api/table/ws", table_socket)
     return app
@@ -113,20 +115,23 @@ def _more_descriptors() -> None:
 
 
 async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port: int | None = None,
-                       out: TextIO = sys.stdout) -> PageServer:
+                       out: TextIO = sys.stdout, desk: SeriesDesk | None = None) -> PageServer:
     """Serve the page: on this machine over plain HTTP, or (lan) on every interface
     over HTTPS with the table's own certificate on port + 1, the plain HTTP port
-    keeping only the public board and redirecting the rest."""
+    keeping only the public board and redirecting the rest. With a series' `desk`,
+    the page serves the whole evening: its devices and certificate live in the
+    series' folder, not beside one game's journal."""
     _more_descriptors()
     port = config.web.port if port is None else port
     bind = "0.0.0.0" if lan else config.web.host
     shown = lan_address() if lan else (bind if bind not in ("0.0.0.0", "") else "127.0.0.1")
     names = (*config.web.allowed_hosts, *(local_names() if lan or bind == "0.0.0.0" else ()), shown)
-    devices = Devices(devices_file(live.journal_path))
+    keep = desk.keep if desk is not None else live.journal_path
+    devices = Devices(devices_file(keep))
     access = Access(set(), devices)
     hub = Hub(live, asyncio.get_running_loop(), access=access)
     gate = Gate(hub.texts)
-    context, print_fp = (table_certificate(tls_file(live.journal_path), ("localhost", "127.0.0.1", *names))
+    context, print_fp = (table_certificate(tls_file(keep), ("localhost", "127.0.0.1", *names))
                          if lan else (None, ""))
     ports = {"http": port, "https": port + 1 if lan and port else 0}
 
@@ -138,6 +143,8 @@ async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port:
 
     app = make_app(live, access, hub, out, pair_url, base, gate, tls_port=(lambda: ports["https"]) if lan else None)
     app[FINGERPRINT] = print_fp
+    if desk is not None:
+        add_series(app, desk)
     runner = web.AppRunner(app, access_log=None, keepalive_timeout=15)
     await runner.setup()
     trying = port
