@@ -23,7 +23,7 @@ from voicehost.live import LiveTable
 from voicehost.web.access import ACCESS_KEY, Access, Devices, allowed_hosts, devices_file
 from voicehost.web.api import PAGE_INPUTS, add_api
 from voicehost.web.guard import guard
-from voicehost.web.hub import HUB, Hub, host_socket, table_socket
+from voicehost.web.hub import HUB, Hub, host_socket, overlay_socket, table_socket
 from voicehost.web.lan import lan_address, local_names
 from voicehost.web.pages import BASE_URL, OUT, PAIR_URL, STATIC, add_pages, render_page
 from voicehost.web.texts import TEXTS_KEY, Texts
@@ -42,6 +42,7 @@ def make_app(live: LiveTable, access: Access, hub: Hub, out: TextIO, pair_url: C
     add_api(app)
     app.router.add_get("/api/ws", host_socket)
     app.router.add_get("/api/table/ws", table_socket)
+    app.router.add_get("/api/overlay/{key}/ws", overlay_socket)
     return app
 
 
@@ -60,6 +61,14 @@ def print_pairing(out: TextIO, url: str, pin: str, table_url: str, texts: Texts 
     except ImportError:
         pass
     out.write(lines.getvalue())
+    out.flush()
+
+
+def print_overlay(out: TextIO, base: str, hub: Hub) -> None:
+    """The stream overlay's two links: the public board, and the roles mode's
+    secret one (for the host's streaming machine only, delayed)."""
+    out.write(hub.texts("term_overlay", url=f"{base}/overlay", roles=f"{base}/overlay/{hub.overlay_token}",
+                        seconds=round(hub.overlay_delay)) + "\n")
     out.flush()
 
 
@@ -95,7 +104,7 @@ async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port:
     shown = lan_address() if lan else (bind if bind not in ("0.0.0.0", "") else "127.0.0.1")
     names = (*config.web.allowed_hosts, *(local_names() if lan or bind == "0.0.0.0" else ()), shown)
     access = Access(allowed_hosts(bind, port, names), Devices(devices_file(live.journal_path)))
-    hub = Hub(live, asyncio.get_running_loop(), access=access)
+    hub = Hub(live, asyncio.get_running_loop(), access=access, overlay_delay=config.web.overlay_delay)
     base = f"http://{shown}:{port}"
 
     def pair_url() -> str:
@@ -116,6 +125,7 @@ async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port:
         base = f"http://{shown}:{port}"
     pump = asyncio.create_task(hub.pump(), name="web-pump")
     print_pairing(out, pair_url(), access.pin, f"{base}/table", hub.texts)
+    print_overlay(out, base, hub)
     return PageServer(runner, pump, access, base)
 
 

@@ -1,9 +1,20 @@
 "use strict";
 /* The page's words come from the table's phrasebook (GET /api/texts). */
 let TEXTS = {};
+
+/* Every request the pages make and every live channel they open go through
+   these two, so a layer over them (signing, another scheme) is one change. */
+function request(path, options) {
+  return fetch(path, Object.assign({ credentials: "same-origin" }, options || {}));
+}
+function openSocket(path) {
+  const scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
+  return new WebSocket(scheme + window.location.host + path);
+}
+
 async function loadTexts() {
   try {
-    const response = await fetch("/api/texts", { credentials: "same-origin" });
+    const response = await request("/api/texts");
     if (response.ok) TEXTS = await response.json();
   } catch (e) { /* offline: keys stay as they are until the next load */ }
 }
@@ -23,8 +34,7 @@ function liveChannel(path, onState, onConnection, onUnpaired) {
   let stopped = false;
   function open() {
     if (stopped) return;
-    const scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
-    const socket = new WebSocket(scheme + window.location.host + path);
+    const socket = openSocket(path);
     let opened = false;
     socket.addEventListener("open", () => { opened = true; delay = 1000; onConnection(true); });
     socket.addEventListener("message", (event) => {
@@ -44,7 +54,7 @@ function liveChannel(path, onState, onConnection, onUnpaired) {
   }
   async function unpaired() {
     try {
-      const response = await fetch("/api/state", { credentials: "same-origin" });
+      const response = await request("/api/state");
       return response.status === 401;
     } catch (e) { return false; }
   }

@@ -6,7 +6,7 @@ async function pairDevice(event) {
   const error = document.getElementById("error");
   error.textContent = "";
   try {
-    const response = await fetch(window.location.pathname, { method: "POST", credentials: "same-origin" });
+    const response = await request(window.location.pathname, { method: "POST" });
     if (response.ok) { window.location.replace("/"); return; }
     const data = await response.json();
     error.textContent = data.error || "";

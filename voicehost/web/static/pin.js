@@ -6,7 +6,7 @@ document.getElementById("pin-form").addEventListener("submit", async (event) => 
   error.textContent = "";
   const body = new URLSearchParams(new FormData(event.target));
   try {
-    const response = await fetch("/pin", { method: "POST", body, credentials: "same-origin" });
+    const response = await request("/pin", { method: "POST", body });
     if (response.ok) { window.location.assign("/"); return; }
     const data = await response.json();
     error.textContent = data.error || T("bad_input");
