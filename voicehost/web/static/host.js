@@ -79,8 +79,9 @@ function playerLabel(seat) {
 
 function seatNumbers(s) { return s.seats.map((x) => x.seat); }
 
-function fillSeats(select, seats, extra) {
-  const options = (extra || []).concat(seats.map((s) => [String(s), playerLabel(s)]));
+function fillSeats(select, seats, extra, short) {
+  const name = (s) => (seatName(s) ? s + " — " + seatName(s) : String(s));
+  const options = (extra || []).concat(seats.map((s) => [String(s), short ? name(s) : playerLabel(s)]));
   const key = JSON.stringify(options);
   if (select.dataset.key === key) return;
   select.dataset.key = key;
@@ -151,7 +152,8 @@ function renderSeats(s) {
       s.floor && s.floor.kind]);
     if (button.dataset.key === key) return;
     button.dataset.key = key;
-    li.className = [seat.alive ? "" : "gone", speaking ? "speaking" : ""].join(" ").trim();
+    const nominated = s.nominations.includes(seat.seat);
+    li.className = [seat.out ? "gone" : "", speaking ? "speaking" : "", nominated ? "nominated" : ""].join(" ").trim();
     clear(button);
     const number = document.createElement("span");
     number.className = "num";
@@ -166,7 +168,7 @@ function renderSeats(s) {
     const status = document.createElement("span");
     status.className = "state";
     status.setAttribute("aria-hidden", "true");
-    status.textContent = seat.out ? T("tile_out") : "";
+    status.textContent = seat.out ? T("tile_out") : (nominated ? T("tile_nominated") : "");
     const time = document.createElement("span");
     time.className = "time";
     time.setAttribute("aria-hidden", "true");
@@ -304,6 +306,8 @@ function momentTitle(s, moment) {
 
 function renderMoment(s) {
   const moment = s.readonly ? (s.floor ? "speaker" : null) : momentOf(s);
+  // A seat's panel open: it is the screen now; the moment comes back when it closes.
+  document.body.classList.toggle("seat-open", openSeat !== null);
   MOMENTS.forEach((id) => { $(id).hidden = id !== moment; });
   $("best-move-form").hidden = !s.best_move_open || s.readonly;
   const title = momentTitle(s, moment);
@@ -315,13 +319,13 @@ function renderMoment(s) {
   $("moment-help").textContent = help;
   if (moment === "candidates-form") renderCandidates(s);
   if (moment === "votes-form") renderVotes(s);
-  else { voteCheck = null; $("votes-confirm").hidden = true; }
+  else { voteCheck = null; $("votes-confirm").hidden = true; $("votes-submit").hidden = false; }
   $("lift-who").textContent = s.tied.length ? T("lift_who", { seats: s.tied, count: s.voters }) : "";
   $("lift-count").max = String(s.voters);
   renderNight(s);
   renderCaptions(s);
   const others = seatNumbers(s).filter((n) => !s.floor || n !== s.floor.seat);
-  ["bm1", "bm2", "bm3"].forEach((id) => fillSeats($(id), others, PICK()));
+  ["bm1", "bm2", "bm3"].forEach((id) => fillSeats($(id), others, [["", "—"]], true));
   if (!s.best_move_open) bestMove = [];
   ["role-don", "role-sheriff", "role-mafia1", "role-mafia2"].forEach((id) => fillSeats($(id), seatNumbers(s), PICK()));
   $("winner").textContent = s.winner && s.over ? s.winner : "";
@@ -381,7 +385,12 @@ function renderVotes(s) {
       field.max = String(s.voters);
       field.id = "vote-" + seat;
       field.dataset.seat = seat;
-      field.addEventListener("input", () => { voteCheck = null; $("votes-confirm").hidden = true; updateRemainder(); });
+      field.addEventListener("input", () => {
+        voteCheck = null;
+        $("votes-confirm").hidden = true;
+        $("votes-submit").hidden = false;
+        updateRemainder();
+      });
       wrap.append(label, field);
       fields.append(wrap);
     });
@@ -430,12 +439,14 @@ function submitVotes(confirmed) {
     voteCheck = counts;
     $("votes-confirm-text").textContent = T("votes_zero_confirm", { seats: omitted });
     $("votes-confirm").hidden = false;
+    $("votes-submit").hidden = true;
     $("votes-confirm-text").focus();
     queueAssertive(T("votes_zero_confirm", { seats: omitted }));
     return;
   }
   voteCheck = null;
   $("votes-confirm").hidden = true;
+  $("votes-submit").hidden = false;
   if (!Object.keys(counts).length) counts[state.candidates[0]] = state.voters;
   input({ type: "votes", counts });
 }
@@ -577,6 +588,7 @@ function say(text, className) {
   if (className) line.className = className;
   $("status").appendChild(line);
   while ($("status").children.length > STATUS_LINES) $("status").removeChild($("status").firstChild);
+  $("status").scrollTop = $("status").scrollHeight;  // the newest line in view
 }
 
 /* The public lines not yet told, all of them: after a lost link too, with a line saying so. */
@@ -630,9 +642,7 @@ function keepFocus() {
   moveFocus = false;
   const gone = !active || active === document.body || !visible(active) || active === $("conn");
   if (!gone && !forced && active !== placedFocus) return;
-  const inPanel = openSeat !== null && active && active.closest && active.closest("#seat-panel");
-  const target = inPanel && (forced || gone) ? $("seat-title") : neededControl();
-  if (inPanel && !forced && !gone) return;
+  const target = openSeat !== null ? $("seat-title") : neededControl();
   if (target && target !== active) target.focus();
   placedFocus = target;
 }
@@ -643,6 +653,7 @@ function render(s) {
   if (state && s.epoch !== state.epoch) lastLine = null;
   const again = wasOffline || state === null;
   wasOffline = false;
+  if (s.over && state && !state.over) openSeat = null;  // the end is the screen now
   state = s;
   csrf = s.csrf;
   document.body.classList.toggle("readonly", s.readonly);
@@ -654,8 +665,9 @@ function render(s) {
   renderMoment(s);
   renderAnswers(s, again);
   showStopped(s.failure);
-  $("pause").disabled = s.paused || s.over;
-  $("resume").disabled = !s.paused;
+  $("pause").hidden = s.paused;
+  $("pause").disabled = s.over || s.phase_id === "setup";
+  $("resume").hidden = !s.paused;
   $("next").disabled = !s.floor;
   $("undo").disabled = !s.last_input;
   const undo = s.last_input ? T("undo_label", { what: s.last_input.text }) : T("undo_nothing_label");
@@ -738,6 +750,7 @@ function wire() {
   $("votes-confirm-no").addEventListener("click", () => {
     voteCheck = null;
     $("votes-confirm").hidden = true;
+    $("votes-submit").hidden = false;
     const fields = [...$("votes-fields").querySelectorAll("input")];
     const empty = fields.find((f) => f.value === "");
     (empty || fields[0] || $("moment-title")).focus();

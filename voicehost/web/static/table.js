@@ -41,7 +41,7 @@ function renderSeats(s) {
   for (const seat of s.seats) {
     const li = document.createElement("li");
     const classes = ["tile"];
-    if (!seat.alive) classes.push("gone");
+    if (seat.out) classes.push("gone");
     if (seat.speaking) classes.push("speaking");
     if (seat.side) classes.push("side-" + seat.side);
     li.className = classes.join(" ");
