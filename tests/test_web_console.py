@@ -139,7 +139,8 @@ def test_a_whole_game_hosted_from_a_phone(typed):
             expect(phone.get_by_label(label, exact=True)).to_have_value("")
         expect(phone.locator("#role-don")).to_be_focused()
         assert phone.evaluate("""() => [...document.querySelectorAll('#setup-form .field')].every(f => {
-            const l = f.querySelector('label').getBoundingClientRect(), s = f.querySelector('select').getBoundingClientRect();
+            const l = f.querySelector('label').getBoundingClientRect();
+            const s = f.querySelector('select').getBoundingClientRect();
             return l.bottom <= s.top + 1 && Math.abs(l.left - s.left) < 2; })""")
         on_first_screen(phone, "#setup-form button[type=submit]")
         checked(phone)
@@ -285,4 +286,72 @@ def test_a_whole_game_hosted_from_a_phone(typed):
             assert tv.evaluate("() => document.documentElement.scrollHeight") <= height
             assert axe_violations(tv) == []
             shoot(tv, f"table-end-{width}x{height}")
+        browser.close()
+
+
+def _deal(phone) -> None:
+    for label, seat in (("Дон", "4"), ("Шериф", "6"), ("Мафия (первая)", "2"), ("Мафия (вторая)", "7")):
+        phone.get_by_label(label, exact=True).select_option(seat)
+    phone.get_by_role("button", name="Начать игру").first.click()
+
+
+@pytest.mark.skipif(not AXE.exists(), reason="axe-core not installed (scripts/setup --test)")
+def test_a_blind_host_hears_every_suggestion_and_every_line_missed_while_offline(typed):
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        phone = context.new_page()
+        phone.add_init_script(RECORDER)
+        title = phone.locator("#moment-title")
+        phone.goto(typed.link)
+        expect(title).to_have_text("Раздача ролей", timeout=10_000)
+        _deal(phone)
+        expect(title).to_contain_text("Игрок 1: речь", timeout=40_000)
+
+        # Two forbidden words: both suggestions announced, queued; each button names its seat.
+        typed.say("я клянусь честно")
+        hints = phone.locator("#suggestions > li")
+        expect(hints).to_have_count(2, timeout=10_000)
+        expect(phone.locator("#answer-live p", has_text="Подсказка")).to_have_count(2, timeout=5_000)
+        said = [line for line in phone.evaluate("() => window.__assertive") if line.startswith("Подсказка")]
+        assert said == ["Подсказка: Игрок 1: «клянусь» — дисквалификация", "Подсказка: Игрок 1: «честно» — фол"], said
+        on_first_screen(phone, "#suggestions")
+        checked(phone)
+        shoot(phone, "console-10-suggestions")
+        # A disqualification is asked first; "Отмена" leaves the player in.
+        phone.get_by_role("button", name="Дисквалифицировать игрока 1…").click()
+        expect(phone.locator("#seat-confirm-text")).to_have_text("Дисквалифицировать игрока 1? Он покинет игру.")
+        expect(phone.locator("#seat-confirm-text")).to_be_focused()
+        checked(phone)
+        shoot(phone, "console-11-dq-confirm")
+        phone.get_by_role("button", name="Отмена").click()
+        expect(phone.locator("#seat-title")).to_be_focused()
+        expect(phone.locator("#seat-about")).to_contain_text("В игре")
+        phone.get_by_role("button", name="Закрыть").click()
+        phone.get_by_role("button", name="Отклонить подсказку про игрока 1").first.click()
+        expect(hints).to_have_count(1)
+        phone.get_by_role("button", name="Дать фол игроку 1").click()
+        expect(phone.locator("#hints")).to_be_hidden()
+        assert focused(phone) not in ("BODY",)
+
+        # The link drops for a while: focus goes to the line that says so, not to <body>;
+        # every line said meanwhile is told once the link is back, after a line saying so.
+        context.set_offline(True)
+        expect(phone.locator("#conn")).to_have_text("нет связи, переподключаюсь…", timeout=15_000)
+        assert focused(phone) == "conn"
+        for _ in range(4):
+            typed.say("спасибо")
+            time.sleep(0.8)
+        state_lines = []
+        context.set_offline(False)
+        expect(phone.locator("#conn")).to_have_text("на связи", timeout=20_000)
+        expect(phone.locator("#status p.missed")).to_have_count(1, timeout=5_000)
+        state = phone.evaluate("async () => (await (await fetch('/api/state')).json())")
+        state_lines = [e["text"] for e in state["log"] if not e["private"]]
+        heard = phone.evaluate("() => window.__polite")
+        missed_at = next(i for i, line in enumerate(heard) if line.startswith("Пока не было связи"))
+        replayed = heard[missed_at + 1:]
+        assert replayed and replayed == state_lines[len(state_lines) - len(replayed):], (replayed, state_lines)
+        assert focused(phone) not in ("BODY", "conn")
+        checked(phone)
         browser.close()
