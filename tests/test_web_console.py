@@ -49,8 +49,10 @@ class TypedTable:
     def __init__(self, folder: Path) -> None:
         self.folder, self.port = folder, free_port()
         self.log = folder / "run.log"
+        config = folder / "config.toml"
+        config.write_text("[web]\noverlay_delay = 3\n", "utf-8")  # the roles overlay, 3 s late
         command = [sys.executable, "-m", "voicehost", "run", "--text", "--mute", "--serve", "--port", str(self.port),
-                   "--journal", str(folder / "game.jsonl")]
+                   "--journal", str(folder / "game.jsonl"), "--config", str(config)]
         for pair in SETTINGS:
             command += ["--set", pair]
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=self.log.open("w"),
@@ -64,6 +66,10 @@ class TypedTable:
             time.sleep(0.1)
         assert self.link, self.log.read_text("utf-8")
         self.base = f"http://127.0.0.1:{self.port}"
+        printed = self.log.read_text("utf-8")
+        roles = re.search(r"Оверлей с ролями \(только для ведущего, задержка 3 с\): (\S+)", printed)
+        self.roles_overlay = roles.group(1)
+        assert re.search(r"Оверлей для трансляции: \S+/overlay\n", printed), printed
 
     def say(self, line: str) -> None:
         self.proc.stdin.write(line + "\n")
@@ -286,6 +292,21 @@ def test_a_whole_game_hosted_from_a_phone(typed):
             assert tv.evaluate("() => document.documentElement.scrollHeight") <= height
             assert axe_violations(tv) == []
             shoot(tv, f"table-end-{width}x{height}")
+
+        # The stream overlay: transparent, the same seats, no secret; its roles mode behind its link.
+        stream = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
+        stream.goto(typed.base + "/overlay")
+        expect(stream.locator("#seats li")).to_have_count(10, timeout=10_000)
+        assert stream.evaluate("() => getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
+        assert not SECRET.search(stream.locator("body").inner_text())
+        assert stream.locator(".seat-role").count() == 0
+        assert axe_violations(stream) == []
+        shoot(stream, "overlay-end-1920x1080")
+        stream.goto(typed.roles_overlay)
+        expect(stream.locator("#seats li").nth(3).locator(".seat-role")).to_have_text("дон", timeout=10_000)
+        expect(stream.locator("#checks")).to_contain_text("ночь 2: Шериф: игрок 2 — чёрный")
+        expect(stream.locator("#best-move")).to_have_text("Лучший ход игрока 1: 2, 4, 7")
+        shoot(stream, "overlay-roles-end-1920x1080")
         browser.close()
 
 
@@ -302,6 +323,17 @@ def test_a_blind_host_hears_every_suggestion_and_every_line_missed_while_offline
         context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
         phone = context.new_page()
         phone.add_init_script(RECORDER)
+        # The host's live channel through a switch the test can open: a dropped link.
+        link = {"down": False, "sockets": []}
+
+        def channel(socket) -> None:
+            if link["down"]:
+                socket.close()
+                return
+            socket.connect_to_server()
+            link["sockets"].append(socket)
+
+        phone.route_web_socket(re.compile(r"/api/ws$"), channel)
         title = phone.locator("#moment-title")
         phone.goto(typed.link)
         expect(title).to_have_text("Раздача ролей", timeout=10_000)
@@ -312,6 +344,20 @@ def test_a_blind_host_hears_every_suggestion_and_every_line_missed_while_offline
         typed.say("я клянусь честно")
         hints = phone.locator("#suggestions > li")
         expect(hints).to_have_count(2, timeout=10_000)
+        # The room's board and the stream overlay meanwhile: the speaker, the time, the captions.
+        for path, width, height in (("/table", 1920, 1080), ("/table", 1366, 768), ("/overlay", 1920, 1080)):
+            tv = browser.new_context(viewport={"width": width, "height": height}).new_page()
+            tv.add_init_script(RECORDER)
+            tv.goto(typed.base + path)
+            expect(tv.locator("#speaker")).to_have_text("Игрок 1: речь", timeout=10_000)
+            expect(tv.locator("#captions")).to_contain_text("клянусь честно")
+            expect(tv.locator("#seats li.speaking .time")).to_have_text(re.compile(r"0:[0-9]{2}"))
+            assert "[unk]" not in tv.locator("#captions").inner_text()
+            assert tv.evaluate("() => document.documentElement.scrollHeight") <= height
+            assert axe_violations(tv) == []
+            shoot(tv, f"{path.strip('/')}-speech-{width}x{height}")
+            if path == "/table":
+                board = tv
         expect(phone.locator("#answer-live p", has_text="Подсказка")).to_have_count(2, timeout=5_000)
         said = [line for line in phone.evaluate("() => window.__assertive") if line.startswith("Подсказка")]
         assert said == ["Подсказка: Игрок 1: «клянусь» — дисквалификация", "Подсказка: Игрок 1: «честно» — фол"], said
@@ -328,7 +374,7 @@ def test_a_blind_host_hears_every_suggestion_and_every_line_missed_while_offline
         expect(phone.locator("#seat-title")).to_be_focused()
         expect(phone.locator("#seat-about")).to_contain_text("В игре")
         phone.get_by_role("button", name="Закрыть").click()
-        phone.get_by_role("button", name="Отклонить подсказку про игрока 1").first.click()
+        phone.get_by_role("button", name="Отклонить «клянусь» (игрок 1)").click()
         expect(hints).to_have_count(1)
         phone.get_by_role("button", name="Дать фол игроку 1").click()
         expect(phone.locator("#hints")).to_be_hidden()
@@ -336,14 +382,15 @@ def test_a_blind_host_hears_every_suggestion_and_every_line_missed_while_offline
 
         # The link drops for a while: focus goes to the line that says so, not to <body>;
         # every line said meanwhile is told once the link is back, after a line saying so.
-        context.set_offline(True)
+        link["down"] = True
+        for socket in link["sockets"]:
+            socket.close()
         expect(phone.locator("#conn")).to_have_text("нет связи, переподключаюсь…", timeout=15_000)
         assert focused(phone) == "conn"
         for _ in range(4):
             typed.say("спасибо")
             time.sleep(0.8)
-        state_lines = []
-        context.set_offline(False)
+        link["down"] = False
         expect(phone.locator("#conn")).to_have_text("на связи", timeout=20_000)
         expect(phone.locator("#status p.missed")).to_have_count(1, timeout=5_000)
         state = phone.evaluate("async () => (await (await fetch('/api/state')).json())")
@@ -354,4 +401,7 @@ def test_a_blind_host_hears_every_suggestion_and_every_line_missed_while_offline
         assert replayed and replayed == state_lines[len(state_lines) - len(replayed):], (replayed, state_lines)
         assert focused(phone) not in ("BODY", "conn")
         checked(phone)
+        # The board told a blind player the same public lines, in its own live region.
+        told = board.evaluate("() => window.__polite")
+        assert told and told == state_lines[len(state_lines) - len(told):], (told, state_lines)
         browser.close()

@@ -143,13 +143,17 @@ def captions(live: LiveTable, texts: Texts, log: list[tuple[int, Output]]) -> di
     if floor is None:
         return None
     items: list[dict[str, Any]] = []
+
+    def heard(text: Any) -> bool:  # a word, not the recognizer's [unk] nor a typed <silence>
+        return isinstance(text, str) and bool(text) and text[0] not in "[<"
+
     for t, event in live.entries:
         kind = event.get("type")
-        if kind == "word" and t >= floor.start and isinstance(event.get("word"), str):
+        if kind == "word" and t >= floor.start and heard(event.get("word")):
             items.append({"t": round(float(event.get("start", t)), 2), "text": event["word"]})
         elif kind == "speech" and event.get("seat") == floor.seat and t >= floor.start:
             for word in event.get("words") or []:
-                if isinstance(word, dict) and isinstance(word.get("word"), str):
+                if isinstance(word, dict) and heard(word.get("word")):
                     items.append({"t": round(t + float(word.get("start", 0)), 2), "text": word["word"]})
     marked = set()
     for _, output in log:

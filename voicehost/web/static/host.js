@@ -510,7 +510,7 @@ function renderList(node, texts) {
 
 function suggestionText(hint) {
   const foul = hint.suggest === "foul";
-  return T("suggest_line", { seat: hint.seat, word: hint.word, what: T(foul ? "suggest_foul" : "suggest_dq") });
+  return T("suggest_line", { seat: hint.seat, word: hint.word, what: T(foul ? "suggest_foul" : "suggest_dq") }).trim();
 }
 
 function renderSuggestions(s, again) {
@@ -546,7 +546,7 @@ function renderSuggestions(s, again) {
       const dismiss = document.createElement("button");
       dismiss.type = "button";
       dismiss.className = "secondary";
-      dismiss.textContent = T("dismiss_for", { seat: hint.seat });
+      dismiss.textContent = T("dismiss_for", { seat: hint.seat, word: hint.word });
       dismiss.addEventListener("click", () => post("/api/suggestions/" + hint.id + "/dismiss", {}));
       row.append(give, dismiss);
       li.append(row);
