@@ -114,6 +114,15 @@ def test_pair_and_play_by_clicking(served):
         expect(page.locator("#answer-live")).to_contain_text("Ответ ночи, только вам: Шериф: игрок 2 — чёрный")
         expect(page.locator("#status")).not_to_contain_text("чёрный")
         assert axe_violations(page) == []
+        # Undone and entered again, the answer is announced again; the undo leaves the focus
+        # on the input needed now, not on itself (a second Enter would undo one more).
+        page.get_by_role("button", name="Отменить: проверка Шерифа: игрок 2").click()
+        expect(page.locator("#answers")).to_be_hidden()
+        expect(page.locator("#notice")).to_have_text("Отменено: проверка Шерифа: игрок 2")
+        expect(page.locator("#sheriff-seat")).to_be_focused()
+        page.get_by_label("Проверка Шерифа", exact=True).select_option("2")
+        page.get_by_role("button", name="Проверить").last.click()
+        expect(page.locator("#answer-live p", has_text="Шериф: игрок 2 — чёрный")).to_have_count(2, timeout=5_000)
 
         # Every control is a real one: reachable and operable from the keyboard, and
         # at least 44 px in both directions for a finger.

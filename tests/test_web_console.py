@@ -182,6 +182,12 @@ def test_a_whole_game_hosted_from_a_phone(typed):
         assert phone.locator("#vote-3").count() == 0
         expect(phone.locator("#remainder")).to_have_text("игрок 3: 10")
         on_first_screen(phone, "#vote-7", "#votes-submit", "#remainder")
+        # Nothing is re-told every second: the live remainder changes only when a count does.
+        changes = phone.evaluate("""() => new Promise((done) => { let n = 0;
+            const o = new MutationObserver((r) => { n += r.length; });
+            o.observe(document.getElementById('remainder'), {childList: true, characterData: true, subtree: true});
+            setTimeout(() => { o.disconnect(); done(n); }, 2500); })""")
+        assert changes == 0
         checked(phone)
         shoot(phone, "console-3-tally")
         # Submitting with the field empty asks first: 7 would get 0 by omission.

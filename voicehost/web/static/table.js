@@ -32,9 +32,7 @@ function setText(id, text) {
 
 function renderSeats(s) {
   const list = $("seats");
-  const checks = {};
-  for (const check of s.checks || []) (checks[check.seat] = checks[check.seat] || []).push(check);
-  const key = JSON.stringify([s.seats, s.is_night, checks]);
+  const key = JSON.stringify([s.seats, s.is_night]);
   if (list.dataset.key === key) return;
   list.dataset.key = key;
   clear(list);
@@ -66,12 +64,6 @@ function renderSeats(s) {
     state.className = "state";
     state.textContent = seat.out ? T("board_out", { how: seat.out.how, when: seat.out.when }) : "";
     li.appendChild(state);
-    for (const check of checks[seat.seat] || []) {
-      const mark = document.createElement("span");
-      mark.className = check.found ? "check found" : "check";
-      mark.textContent = T("board_check", { night: check.night, text: check.text });
-      li.appendChild(mark);
-    }
     const time = document.createElement("span");
     time.className = "time";
     time.setAttribute("aria-hidden", "true");
