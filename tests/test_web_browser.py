@@ -201,8 +201,11 @@ def test_city_table_by_clicking(served_city):
     url, base, folder = served_city
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        page = browser.new_page(viewport={"width": 900, "height": 1400})
+        page = browser.new_page(viewport={"width": 390, "height": 844})
         page.goto(url)
+        # No deal prefilled, and the deal's field keeps the page a phone's width.
+        expect(page.get_by_label("Раздача: число игроков и роли по местам", exact=True)).to_have_value("")
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
         page.get_by_label("Раздача: число игроков и роли по местам", exact=True).fill(
             "players=9 mafia=2 commissar=6 doctor=5 lover=7 maniac=9")
         page.get_by_role("button", name="Начать игру").last.click()
