@@ -204,6 +204,16 @@ def test_a_whole_game_hosted_from_a_phone(typed):
         expect(phone.locator("#remainder")).to_have_text("игрок 3: 3")
         phone.get_by_role("button", name="Записать голоса").click()
         expect(title).to_contain_text("Игрок 7: последнее слово", timeout=10_000)
+        # The room's board: the nominees in order under their heading, the round labelled.
+        tv = browser.new_context(viewport={"width": 1366, "height": 768}).new_page()
+        tv.goto(typed.base + "/table")
+        expect(tv.get_by_role("heading", name="Выставлены")).to_be_visible(timeout=10_000)
+        expect(tv.locator("#nominations li")).to_have_text(["Игрок 7", "Игрок 3"])
+        expect(tv.locator("#rounds li")).to_have_text(["Голосование: 7 — 7, 3 — 3"])
+        expect(tv.locator("#speaker")).to_have_text("Игрок 7: последнее слово")
+        assert tv.evaluate("() => document.documentElement.scrollHeight") <= 768
+        assert axe_violations(tv) == []
+        shoot(tv, "table-last-word-1366x768")
         assert focused(phone) not in ("BODY", "votes-submit", "pause", "next")
         typed.say("спасибо")
 
@@ -218,6 +228,13 @@ def test_a_whole_game_hosted_from_a_phone(typed):
         phone.get_by_label("Проверка Дона", exact=True).select_option("6")
         phone.locator("#don-form button").click()
         expect(phone.locator("#sheriff-seat")).to_be_focused(timeout=20_000)
+        # Meanwhile the room's board shows nothing of the night but "Ночь".
+        expect(tv.locator("#phase")).to_have_text("Ночь")
+        expect(tv.locator("#rounds-box")).to_be_hidden()
+        expect(tv.locator("#nominees")).to_be_hidden()
+        expect(tv.locator("#clock")).to_have_text("")
+        assert not SECRET.search(tv.locator("body").inner_text())
+        shoot(tv, "table-night-1366x768")
         # The Don's answer is pinned at the top while the Sheriff's form is needed.
         expect(phone.locator("#answers-list")).to_have_text("Дон: игрок 6 — Шериф")
         on_first_screen(phone, "#answers-list", "#sheriff-seat", "#sheriff-form button")
