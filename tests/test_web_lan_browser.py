@@ -287,6 +287,9 @@ def _play(table: TableComputer, journal: Path, chromium: Path, folder: Path) -> 
         expect(phase).to_contain_text("День 2")
         # The Sheriff's answer, read from the pinned panel after the night ended and a crash.
         expect(answers).to_contain_text("Шериф: игрок 2 — чёрный")
+        # ... and told again once the link is back: a reconnect drops no private answer.
+        again = phone.locator("#answer-live p", has_text="Шериф: игрок 2 — чёрный")
+        expect(again).to_have_count(2, timeout=5_000)
         _, seen = _public_lines(phone, 0)
         phone.get_by_role("button", name="Скрыть ответы ночи").click()
         expect(phone.locator("#answers")).to_be_hidden()
