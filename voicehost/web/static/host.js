@@ -14,7 +14,6 @@ let tallyPrompted = "";
 let resumeChannel = null;
 let openSeat = null;        // the seat whose panel is open
 let pendingConfirm = null;  // what the seat panel's confirm button does
-let voteCheck = null;       // the tally waiting for its confirm
 let bestMove = [];          // seats picked from the board for the best move
 let answersSaid = new Set();
 let hintsSaid = new Set();
@@ -319,7 +318,7 @@ function renderMoment(s) {
   $("moment-help").textContent = help;
   if (moment === "candidates-form") renderCandidates(s);
   if (moment === "votes-form") renderVotes(s);
-  else { voteCheck = null; $("votes-confirm").hidden = true; $("votes-submit").hidden = false; }
+  else { $("votes-confirm").hidden = true; $("votes-submit").hidden = false; }
   $("lift-who").textContent = s.tied.length ? T("lift_who", { seats: s.tied, count: s.voters }) : "";
   $("lift-count").max = String(s.voters);
   renderNight(s);
@@ -370,7 +369,6 @@ function renderVotes(s) {
   if (fields.dataset.key !== key) {
     fields.dataset.key = key;
     clear(fields);
-    voteCheck = null;
     $("votes-confirm").hidden = true;
     s.candidates.slice(0, -1).forEach((seat) => {
       const wrap = document.createElement("div");
@@ -386,7 +384,6 @@ function renderVotes(s) {
       field.id = "vote-" + seat;
       field.dataset.seat = seat;
       field.addEventListener("input", () => {
-        voteCheck = null;
         $("votes-confirm").hidden = true;
         $("votes-submit").hidden = false;
         updateRemainder();
@@ -436,7 +433,6 @@ function submitVotes(confirmed) {
   const bad = Object.values(counts).some((v) => !Number.isInteger(v) || v < 0);
   if (bad) { $("error").textContent = T("votes_whole"); return; }
   if (omitted.length && !confirmed) {
-    voteCheck = counts;
     $("votes-confirm-text").textContent = T("votes_zero_confirm", { seats: omitted });
     $("votes-confirm").hidden = false;
     $("votes-submit").hidden = true;
@@ -444,7 +440,6 @@ function submitVotes(confirmed) {
     queueAssertive(T("votes_zero_confirm", { seats: omitted }));
     return;
   }
-  voteCheck = null;
   $("votes-confirm").hidden = true;
   $("votes-submit").hidden = false;
   if (!Object.keys(counts).length) counts[state.candidates[0]] = state.voters;
@@ -748,7 +743,6 @@ function wire() {
   });
   $("votes-confirm-yes").addEventListener("click", () => submitVotes(true));
   $("votes-confirm-no").addEventListener("click", () => {
-    voteCheck = null;
     $("votes-confirm").hidden = true;
     $("votes-submit").hidden = false;
     const fields = [...$("votes-fields").querySelectorAll("input")];
