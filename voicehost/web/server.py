@@ -24,7 +24,7 @@ from voicehost.web.access import ACCESS_KEY, Access, Devices, allowed_hosts, dev
 from voicehost.web.api import PAGE_INPUTS, add_api
 from voicehost.web.gate import Gate, GatedSite
 from voicehost.web.guard import guard
-from voicehost.web.hub import HUB, Hub, host_socket, table_socket
+from voicehost.web.hub import HUB, Hub, host_socket, overlay_socket, table_socket
 from voicehost.web.lan import lan_address, local_names
 from voicehost.web.pages import BASE_URL, FINGERPRINT, GATE, OUT, PAIR_URL, STATIC, TLS_PORT, add_pages, render_page
 from voicehost.web.texts import TEXTS_KEY, Texts
@@ -51,6 +51,7 @@ def make_app(live: LiveTable, access: Access, hub: Hub, out: TextIO, pair_url: C
     add_api(app)
     app.router.add_get("/api/ws", host_socket)
     app.router.add_get("/api/table/ws", table_socket)
+    app.router.add_get("/api/overlay/{key}/ws", overlay_socket)
     return app
 
 
@@ -90,6 +91,15 @@ def print_pairing(out: TextIO, url: str, pin: str, table_url: str, texts: Texts 
     out.flush()
 
 
+def print_overlay(out: TextIO, public: str, secure: str, hub: Hub) -> None:
+    """The stream overlay's two links: the public board (plain HTTP, as the TV's),
+    and the roles mode's secret one (HTTPS on the LAN; the host's streaming machine
+    only, delayed)."""
+    out.write(hub.texts("term_overlay", url=f"{public}/overlay", roles=f"{secure}/overlay/{hub.overlay_token}",
+                        seconds=round(hub.overlay_delay)) + "\n")
+    out.flush()
+
+
 class PageServer:
     """The running page: its aiohttp runner and the task that pushes updates."""
 
@@ -124,7 +134,7 @@ async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port:
     names = (*config.web.allowed_hosts, *(local_names() if lan or bind == "0.0.0.0" else ()), shown)
     devices = Devices(devices_file(live.journal_path))
     access = Access(set(), devices)
-    hub = Hub(live, asyncio.get_running_loop(), access=access)
+    hub = Hub(live, asyncio.get_running_loop(), access=access, overlay_delay=config.web.overlay_delay)
     gate = Gate(hub.texts)
     context, print_fp = (table_certificate(tls_file(live.journal_path), ("localhost", "127.0.0.1", *names))
                          if lan else (None, ""))
@@ -163,8 +173,10 @@ async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port:
                           {f"http://{h.lower()}" for h in allowed_hosts(bind, ports["http"], names)})
     access.hosts = {host.lower() for host in hosts}
     pump = asyncio.create_task(hub.pump(), name="web-pump")
-    table = f"http://{shown}:{ports['http']}/table?tv={devices.tv}"
+    public = f"http://{shown}:{ports['http']}"
+    table = f"{public}/table?tv={devices.tv}"
     print_pairing(out, pair_url(), access.pin, table, hub.texts, print_fp)
+    print_overlay(out, public, base(), hub)
     return PageServer(runner, pump, access, base())
 
 
