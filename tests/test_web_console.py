@@ -356,7 +356,7 @@ def test_a_blind_host_hears_every_suggestion_and_every_line_missed_while_offline
             socket.connect_to_server()
             link["sockets"].append(socket)
 
-        phone.route_web_socket(re.compile(r"/api/ws$"), channel)
+        phone.route_web_socket(re.compile(r"/api/ws(\?|$)"), channel)  # its URL carries a proof (?proof=…)
         title = phone.locator("#moment-title")
         phone.goto(typed.link)
         expect(title).to_have_text("Раздача ролей", timeout=10_000)
@@ -416,7 +416,7 @@ def test_a_blind_host_hears_every_suggestion_and_every_line_missed_while_offline
         link["down"] = False
         expect(phone.locator("#conn")).to_have_text("на связи", timeout=20_000)
         expect(phone.locator("#status p.missed")).to_have_count(1, timeout=5_000)
-        state = phone.evaluate("async () => (await (await fetch('/api/state')).json())")
+        state = phone.evaluate("async () => (await (await signedFetch('/api/state')).json())")
         state_lines = [e["text"] for e in state["log"] if not e["private"]]
         heard = phone.evaluate("() => window.__polite")
         missed_at = next(i for i, line in enumerate(heard) if line.startswith("Пока не было связи"))
