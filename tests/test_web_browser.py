@@ -64,7 +64,7 @@ def served(tmp_path):
 def served_city(tmp_path):
     proc, log, url, base = serve(tmp_path, ["--ruleset", "city"],
                                  ["mafia_meet_seconds=1", "speech_seconds=0.5", "warning_seconds=0",
-                                  "vote_seconds=0.1", "don_seconds=60"])
+                                  "vote_seconds=0.1", "don_seconds=6"])  # each night window runs its full 6 s
     yield url, base, tmp_path
     proc.terminate()
     proc.wait(timeout=10)
@@ -216,14 +216,15 @@ def test_city_table_by_clicking(served_city):
         page.get_by_label("Игрок 2", exact=True).check()
         page.get_by_role("button", name="Записать кандидатов").click()
         expect(page.locator("#log")).to_contain_text("Игрок номер 2 покидает игру. Он был мафией")
-        # The night: no mafia left, so the roles' windows open one after another.
+        # The night: no mafia left, so the roles' windows open one after another; each
+        # runs its full time (SPEC §5) whenever its move is entered, so each waits for it.
         for label, choice in (("Доктор лечит", "1"), ("Любовница навещает", "none"),
                               ("Комиссар проверяет", "9"), ("Маньяк убивает", "3")):
-            expect(page.locator("#action-label")).to_have_text(label, timeout=10_000)
+            expect(page.locator("#action-label")).to_have_text(label, timeout=30_000)
             page.get_by_label(label, exact=True).select_option(choice)
             page.get_by_role("button", name="Записать ход").click()
-        # The night ends at once; its answer stays pinned until the host dismisses it.
-        expect(page.locator("#winner")).to_have_text("Стоп игра. Победа города", timeout=10_000)
+        # The night ends with the last window; its answer stays pinned until the host dismisses it.
+        expect(page.locator("#winner")).to_have_text("Стоп игра. Победа города", timeout=30_000)
         expect(page.locator("#answers")).to_be_visible()
         expect(page.locator("#answers-list")).to_have_text("Комиссар: игрок 9 — маньяк")
         expect(page.locator("#winner")).to_have_text("Стоп игра. Победа города", timeout=10_000)
@@ -372,8 +373,7 @@ def test_a_journal_deleted_is_written_anew_and_one_that_cannot_be_stops_loudly(s
         expect(stopped).to_contain_text("ВНИМАНИЕ: журнал не записывается")
         expect(page.locator("#journal-notice")).to_be_hidden()
         expect(page.locator("#error")).to_have_text("Ввод не принимается: журнал не записывается, игра остановлена")
-        page.locator("#seat-4").click()
-        page.get_by_role("button", name="Фол игроку 4", exact=True).click()
+        page.get_by_role("button", name="Фол игроку 4", exact=True).click()  # its panel is still open
         expect(page.locator("#error")).to_have_text("Ввод не принимается: журнал не записывается, игра остановлена")
         assert axe_violations(page) == []
         browser.close()
