@@ -475,7 +475,7 @@ def test_the_overlays_roles_mode_is_only_behind_its_link_and_delayed():
             public = await client.get("/overlay")
             assert public.status == 200 and not SECRETS.search(await public.text())
             for path in ("/overlay/wrong", "/overlay/" + hub.overlay_token[:-1], "/api/overlay/wrong/ws",
-                         "/overlay/" + "x" * 5000):
+                         "/overlay/" + "x" * 5000, "/overlay/%ED%A0%80", "/api/overlay/%ED%A0%80/ws"):
                 response = await client.get(path, headers={"Origin": client.origin})
                 assert response.status == 404, path
                 assert not SECRETS.search(await response.text())
