@@ -20,7 +20,7 @@ from voicehost.journal import Table
 from voicehost.live import AudioClock, LiveTable
 from voicehost.rules import rules_for
 from voicehost.web.access import PROOF_HEADER, Access, allowed_hosts, b64, pin_key, proof_mac, unb64
-from voicehost.web.server import STATIC, Hub, make_app
+from voicehost.web.server import HUB, STATIC, Hub, make_app
 
 SECRETS = re.compile(r"\b(citizen|sheriff|not_sheriff|mafia|don|black|red)\b|Шериф —|— чёрный|— красный"
                      r"|только вам|\"role\"")
@@ -392,7 +392,8 @@ def test_table_view_never_carries_a_secret():
             await asyncio.sleep(0.05)
             seen.append(await asyncio.wait_for(ws.receive_str(), 5))
             await ws.close()
-            for path in ("/table", "/api/table", "/static/table.js", "/static/common.js", "/static/style.css"):
+            for path in ("/table", "/api/table", "/overlay", "/overlay/not-the-key", "/static/table.js",
+                         "/static/common.js", "/static/style.css"):
                 seen.append(await (await client.get(path)).text())
             client.session.cookie_jar.clear()
             for path in ("/", "/api/state", "/pin", "/pair/wrong", "/api/protocol.json", "/api/texts"):
@@ -413,3 +414,117 @@ def test_the_deal_can_be_entered_on_the_page():
             good = await post(client, "/api/input", {"type": "setup", "roles": ROLES}, state["csrf"])
             assert good.status == 200 and (await good.json())["phase_id"] == "mafia_meeting"
     run(go())
+
+
+def test_the_board_labels_each_vote_round_and_shows_nothing_of_the_night():
+    async def go():
+        async with page() as (client, live, access):
+            state = await paired(client, access)
+            csrf = state["csrf"]
+            until(live, Phase.SPEECH)
+            for text in ("выставляю седьмого спасибо", "выставляю третьего спасибо", "выставляю девятого спасибо"):
+                live.hear(_words(live, text))
+            until(live, Phase.TALLY)
+            board = await (await client.get("/api/table")).json()
+            assert [n["label"] for n in board["nominees"]] == ["Игрок 7", "Игрок 3", "Игрок 9"]
+            assert [n["by"] for n in board["nominees"]] == [1, 2, 3]
+            # The counts in the candidates' order (a JSON object would be re-sorted by the page).
+            assert (await post(client, "/api/input", {"type": "votes", "counts": {"7": 4, "3": 4}}, csrf)).status == 200
+            board = await (await client.get("/api/table")).json()
+            assert [r["text"] for r in board["rounds"]] == ["Голосование: 7 — 4, 3 — 4, 9 — 2"]
+            assert board["rounds"][0]["counts"] == [[7, 4], [3, 4], [9, 2]]
+            until(live, Phase.TALLY)  # the tie speeches, then the re-vote
+            assert (await post(client, "/api/input", {"type": "votes", "counts": {"7": 6}}, csrf)).status == 200
+            board = await (await client.get("/api/table")).json()
+            assert [r["text"] for r in board["rounds"]][1] == "Переголосование: 7 — 6, 3 — 4"
+            until(live, Phase.HUNT)
+            board = await (await client.get("/api/table")).json()
+            assert board["phase"] == "Ночь" and board["is_night"]
+            assert board["rounds"] == board["nominees"] == board["votes"] == [] and board["floor"] is None
+            assert board["captions"] is None
+            out = {s["seat"]: s.get("out") for s in board["seats"]}
+            assert out[7] == {"cause": "vote", "how": "голосование", "when": "день 1"}
+            assert all(out[s] is None for s in out if s != 7)
+    run(go())
+
+
+def test_captions_carry_the_speakers_words_with_the_accepted_nomination_marked():
+    async def go():
+        async with page() as (client, live, access):
+            await paired(client, access)
+            until(live, Phase.SPEECH)
+            live.hear(_words(live, "я думаю выставляю седьмого"))
+            board = await (await client.get("/api/table")).json()
+            caption = board["captions"]
+            assert caption["seat"] == 1 and caption["source"] == "rules"
+            texts = [item["text"] for item in caption["items"]]
+            assert "выставляю" in texts and "седьмого" in texts
+            marked = [item for item in caption["items"] if item.get("nominated")]
+            assert [(m["nominated"], m["text"]) for m in marked] == [(7, "выставлен игрок 7")]
+            assert texts.index("выставлен игрок 7") > texts.index("седьмого")
+            host = await (await client.get("/api/state")).json()
+            assert host["captions"] == caption
+    run(go())
+
+
+def test_the_overlays_roles_mode_is_only_behind_its_link_and_delayed():
+    async def go():
+        async with page() as (client, live, access):
+            hub = client.server.app[HUB]
+            assert hub.overlay_delay == 60  # the default
+            public = await client.get("/overlay")
+            assert public.status == 200 and not SECRETS.search(await public.text())
+            for path in ("/overlay/wrong", "/overlay/" + hub.overlay_token[:-1], "/api/overlay/wrong/ws",
+                         "/overlay/" + "x" * 5000, "/overlay/%ED%A0%80", "/api/overlay/%ED%A0%80/ws"):
+                response = await client.get(path, headers={"Origin": client.origin})
+                assert response.status == 404, path
+                assert not SECRETS.search(await response.text())
+            # Delayed: until 60 s have passed, the roles mode shows a waiting board only.
+            # (The page's own pump records on its clock; here the test's clock alone.)
+            record = hub.record_overlay
+            hub.record_overlay = lambda now=None: record(now) if now is not None else None
+            hub.overlay_history.clear()
+            hub.record_overlay(now=1000.0)
+            waiting = json.loads(hub.overlay_view(now=1059.0))
+            assert waiting["waiting"] and waiting["phase"] == "Трансляция ролей идёт с задержкой 60 с"
+            assert not SECRETS.search(json.dumps(waiting, ensure_ascii=False))
+            shown = json.loads(hub.overlay_view(now=1060.0))
+            assert [s["role"] for s in shown["seats"]][:4] == ["citizen", "mafia", "citizen", "don"]
+            assert shown["seats"][3]["role_name"] == "дон" and shown["roles_mode"]
+            # A later change reaches the roles mode only once it is 60 s old.
+            live.apply_json({"type": "foul", "seat": 5})
+            hub.record_overlay(now=1070.0)
+            assert json.loads(hub.overlay_view(now=1129.0))["seats"][4]["fouls"] == 0
+            assert json.loads(hub.overlay_view(now=1130.0))["seats"][4]["fouls"] == 1
+            hub.record_overlay(now=1200.0)
+            assert len(hub.overlay_history) == 1  # what no view will show any more is forgotten
+            # Through its link: the page, and the live channel with the (delayed) roles.
+            hub.overlay_delay = 0
+            roles_page = await client.get("/overlay/" + hub.overlay_token)
+            assert roles_page.status == 200 and hub.overlay_token not in await roles_page.text()
+            ws = await client.ws_connect(f"/api/overlay/{hub.overlay_token}/ws", headers={"Origin": client.origin})
+            first = json.loads(await asyncio.wait_for(ws.receive_str(), 5))
+            await ws.close()
+            assert first["state"]["seats"][3]["role"] == "don"
+            # The public overlay's channel is the table's: no role in it.
+            ws = await client.ws_connect("/api/table/ws", headers={"Origin": client.origin})
+            public_state = await asyncio.wait_for(ws.receive_str(), 5)
+            await ws.close()
+            assert not SECRETS.search(json.dumps(json.loads(public_state), ensure_ascii=False))
+    run(go())
+
+
+def test_the_overlay_delay_is_a_setting(tmp_path):
+    from voicehost.config import load_config
+    from voicehost.errors import ConfigError
+
+    path = tmp_path / "config.toml"
+    path.write_text("[web]\noverlay_delay = 90\n", "utf-8")
+    assert load_config(path).web.overlay_delay == 90
+    path.write_text("[web]\noverlay_delay = -1\n", "utf-8")
+    try:
+        load_config(path)
+    except ConfigError as exc:
+        assert "overlay_delay" in str(exc)
+    else:
+        raise AssertionError("a negative delay was taken")

@@ -64,7 +64,7 @@ def served(tmp_path):
 def served_city(tmp_path):
     proc, log, url, base = serve(tmp_path, ["--ruleset", "city"],
                                  ["mafia_meet_seconds=1", "speech_seconds=0.5", "warning_seconds=0",
-                                  "vote_seconds=0.1", "don_seconds=60"])
+                                  "vote_seconds=0.1", "don_seconds=6"])  # each night window runs its full 6 s
     yield url, base, tmp_path
     proc.terminate()
     proc.wait(timeout=10)
@@ -104,52 +104,72 @@ def test_pair_and_play_by_clicking(served):
         votes.fill("6")
         expect(page.locator("#remainder")).to_have_text("игрок 9: 2")
         page.get_by_role("button", name="Записать голоса").click()
-        expect(page.locator("#seats tr").nth(3)).to_contain_text("нет")
+        expect(page.locator("#seats li").nth(3)).to_have_class(re.compile("gone"))
 
         # Night 3: the shot, then the Sheriff's check with its private answer.
-        page.get_by_label("Выстрел мафии").select_option("1", timeout=15_000)
+        page.get_by_label("Выстрел мафии", exact=True).select_option("1", timeout=15_000)
         page.get_by_role("button", name="Записать выстрел").click()
-        page.get_by_label("Проверка Шерифа").select_option("2", timeout=15_000)
+        page.get_by_label("Проверка Шерифа", exact=True).select_option("2", timeout=15_000)
         page.get_by_role("button", name="Проверить").last.click()
         expect(page.locator("#log")).to_contain_text("(только вам) Игрок номер 2 — чёрный")
         expect(page.locator("#answers")).to_contain_text("Шериф: игрок 2 — чёрный")
-        expect(page.locator("#answer-live")).to_have_text("Ответ ночи, только вам: Шериф: игрок 2 — чёрный")
+        expect(page.locator("#answer-live")).to_contain_text("Ответ ночи, только вам: Шериф: игрок 2 — чёрный")
         expect(page.locator("#status")).not_to_contain_text("чёрный")
         assert axe_violations(page) == []
+        # Undone and entered again, the answer is announced again; the undo leaves the focus
+        # on the input needed now, not on itself (a second Enter would undo one more).
+        page.get_by_role("button", name="Отменить: проверка Шерифа: игрок 2").click()
+        expect(page.locator("#answers")).to_be_hidden()
+        expect(page.locator("#notice")).to_have_text("Отменено: проверка Шерифа: игрок 2")
+        expect(page.locator("#sheriff-seat")).to_be_focused()
+        page.get_by_label("Проверка Шерифа", exact=True).select_option("2")
+        page.get_by_role("button", name="Проверить").last.click()
+        expect(page.locator("#answer-live p", has_text="Шериф: игрок 2 — чёрный")).to_have_count(2, timeout=5_000)
 
         # Every control is a real one: reachable and operable from the keyboard, and
         # at least 44 px in both directions for a finger.
         assert small_targets(page) == []
         # The focus ring stands out (>= 3:1) against the page behind it.
-        page.get_by_role("button", name="Фол игроку 3", exact=True).focus()
+        page.locator("#seat-3").focus()
         page.keyboard.press("Shift+Tab")
         page.keyboard.press("Tab")
-        expect(page.get_by_role("button", name="Фол игроку 3", exact=True)).to_be_focused()
+        expect(page.locator("#seat-3")).to_be_focused()
         assert _focus_ring_contrast(page) >= 3
+        # Every seat action starts from the seat's tile: Enter opens its panel.
+        page.keyboard.press("Enter")
+        expect(page.locator("#seat-title")).to_be_focused()
         page.get_by_role("button", name="Фол игроку 3", exact=True).focus()
         page.keyboard.press("Enter")
-        expect(page.locator("#seats tr").nth(2).locator("td").nth(1)).to_contain_text("1")
+        expect(page.locator("#seat-about")).to_contain_text("Фолов: 1")
+        expect(page.locator("#seat-title")).to_be_focused()  # a second Enter gives no second foul
+        page.keyboard.press("Enter")
+        expect(page.locator("#seat-about")).to_contain_text("Фолов: 1")
         page.get_by_role("button", name="Снять фол с игрока 3", exact=True).focus()
         page.keyboard.press("Space")
-        expect(page.locator("#seats tr").nth(2).locator("td").nth(1)).to_contain_text("0")
+        expect(page.locator("#seat-about")).to_contain_text("Фолов: 0")
 
         # The last black player collects four fouls: removed, red wins.
+        page.locator("#seat-2").click()
         plus = page.get_by_role("button", name="Фол игроку 2", exact=True)
         for _ in range(4):
             plus.click()
             page.wait_for_timeout(150)
         expect(page.locator("#winner")).to_have_text("Стоп игра. Победа мирного города", timeout=10_000)
-        page.get_by_label("Лучший игрок").select_option("6")
+        page.get_by_label("Лучший игрок", exact=True).select_option("6")
         page.get_by_role("button", name="Назвать").first.click()
         expect(page.locator("#points")).to_contain_text("6: 1.75")
 
-        # The host names a player; the name stands by the seat and goes into the records.
-        page.get_by_label("Место", exact=True).select_option("6")
+        # The host names a player from the seat's panel; the name stands on the seat's tile
+        # and goes into the records.
+        page.locator("#seat-6").click()
         page.get_by_label("Имя (пусто — убрать имя)").fill("Алиса")
         page.get_by_role("button", name="Записать имя").click()
-        expect(page.locator("#seats tr").nth(5).locator("th")).to_have_text("6 — Алиса")
-        expect(page.get_by_label("Лучший игрок").locator("option[value='6']")).to_have_text("Игрок 6 — Алиса")
-        expect(page.get_by_label("Имя (пусто — убрать имя)")).to_have_value("")
+        expect(page.locator("#seat-6 .name")).to_have_text("Алиса")
+        expect(page.locator("#seat-title")).to_have_text("Игрок 6 — Алиса")
+        best = page.get_by_label("Лучший игрок", exact=True)
+        expect(best.locator("option[value='6']")).to_have_text("Игрок 6 — Алиса")
+        page.get_by_role("button", name="Закрыть").click()
+        expect(page.locator("#seat-6")).to_be_focused()
         for label, fmt in (("Скачать для mafiaratings", "mafiaratings"), ("Скачать для Polemica", "polemica")):
             with page.expect_download(timeout=10_000) as download:
                 page.get_by_role("link", name=label).click()
@@ -183,9 +203,12 @@ def test_city_table_by_clicking(served_city):
     url, base, folder = served_city
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        page = browser.new_page(viewport={"width": 900, "height": 1400})
+        page = browser.new_page(viewport={"width": 390, "height": 844})
         page.goto(url)
-        page.get_by_label("Раздача: число игроков и роли по местам").fill(
+        # No deal prefilled, and the deal's field keeps the page a phone's width.
+        expect(page.get_by_label("Раздача: число игроков и роли по местам", exact=True)).to_have_value("")
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+        page.get_by_label("Раздача: число игроков и роли по местам", exact=True).fill(
             "players=9 mafia=2 commissar=6 doctor=5 lover=7 maniac=9")
         page.get_by_role("button", name="Начать игру").last.click()
         expect(page.locator("#phase")).to_contain_text("Кандидаты", timeout=15_000)
@@ -193,14 +216,15 @@ def test_city_table_by_clicking(served_city):
         page.get_by_label("Игрок 2", exact=True).check()
         page.get_by_role("button", name="Записать кандидатов").click()
         expect(page.locator("#log")).to_contain_text("Игрок номер 2 покидает игру. Он был мафией")
-        # The night: no mafia left, so the roles' windows open one after another.
+        # The night: no mafia left, so the roles' windows open one after another; each
+        # runs its full time (SPEC §5) whenever its move is entered, so each waits for it.
         for label, choice in (("Доктор лечит", "1"), ("Любовница навещает", "none"),
                               ("Комиссар проверяет", "9"), ("Маньяк убивает", "3")):
-            expect(page.locator("#action-label")).to_have_text(label, timeout=10_000)
-            page.get_by_label(label).select_option(choice)
+            expect(page.locator("#action-label")).to_have_text(label, timeout=30_000)
+            page.get_by_label(label, exact=True).select_option(choice)
             page.get_by_role("button", name="Записать ход").click()
-        # The night ends at once; its answer stays pinned until the host dismisses it.
-        expect(page.locator("#winner")).to_have_text("Стоп игра. Победа города", timeout=10_000)
+        # The night ends with the last window; its answer stays pinned until the host dismisses it.
+        expect(page.locator("#winner")).to_have_text("Стоп игра. Победа города", timeout=30_000)
         expect(page.locator("#answers")).to_be_visible()
         expect(page.locator("#answers-list")).to_have_text("Комиссар: игрок 9 — маньяк")
         expect(page.locator("#winner")).to_have_text("Стоп игра. Победа города", timeout=10_000)
@@ -331,6 +355,7 @@ def test_a_journal_deleted_is_written_anew_and_one_that_cannot_be_stops_loudly(s
         expect(page.locator("#stopped")).to_be_hidden()
         expect(page.locator("#journal-notice")).to_be_hidden()
         (folder / "journal.jsonl").unlink()  # deleted mid-game: written anew from memory, the game goes on
+        page.locator("#seat-3").click()
         page.get_by_role("button", name="Фол игроку 3", exact=True).click()
         notice = page.locator("#journal-notice")
         expect(notice).to_be_visible(timeout=10_000)
@@ -339,6 +364,7 @@ def test_a_journal_deleted_is_written_anew_and_one_that_cannot_be_stops_loudly(s
         assert (folder / "journal.jsonl").is_file()
         shutil.rmtree(folder)   # the card is pulled: no folder, and a file where it was
         folder.write_text("not a folder")
+        page.locator("#seat-4").click()
         page.get_by_role("button", name="Фол игроку 4", exact=True).click()
         stopped = page.locator("#stopped")
         expect(stopped).to_be_visible(timeout=10_000)
@@ -347,7 +373,7 @@ def test_a_journal_deleted_is_written_anew_and_one_that_cannot_be_stops_loudly(s
         expect(stopped).to_contain_text("ВНИМАНИЕ: журнал не записывается")
         expect(page.locator("#journal-notice")).to_be_hidden()
         expect(page.locator("#error")).to_have_text("Ввод не принимается: журнал не записывается, игра остановлена")
-        page.get_by_role("button", name="Фол игроку 4", exact=True).click()
+        page.get_by_role("button", name="Фол игроку 4", exact=True).click()  # its panel is still open
         expect(page.locator("#error")).to_have_text("Ввод не принимается: журнал не записывается, игра остановлена")
         assert axe_violations(page) == []
         browser.close()

@@ -41,8 +41,8 @@ document.addEventListener('DOMContentLoaded', () => {
   const status = document.getElementById('status'), answer = document.getElementById('answer-live');
   if (status) new MutationObserver((records) => { for (const r of records) for (const n of r.addedNodes)
     window.__polite.push(n.textContent); }).observe(status, {childList: true});
-  if (answer) new MutationObserver(() => { if (answer.textContent) window.__assertive.push(answer.textContent); })
-    .observe(answer, {childList: true, characterData: true, subtree: true});
+  if (answer) new MutationObserver((records) => { for (const r of records) for (const n of r.addedNodes)
+    window.__assertive.push(n.textContent); }).observe(answer, {childList: true});
 });
 """
 
@@ -196,18 +196,20 @@ def _play(table: TableComputer, journal: Path, chromium: Path, folder: Path) -> 
         phase = phone.locator("#phase")
 
         def floor(seat: int) -> None:
-            expect(phase).to_contain_text(f"игрок {seat} — речь", timeout=40_000)
+            expect(phone.locator("#moment-title")).to_contain_text(f"Игрок {seat}: речь", timeout=40_000)
 
         phone.goto(link)
         expect(phone).to_have_url(base + "/")
         expect(phone.get_by_role("heading", name="Ведущий")).to_be_visible()
         expect(phase).to_contain_text("Раздача ролей")
         assert axe_violations(phone) == []
-        assert phone.locator("#remainder-line").get_attribute("aria-live") == "polite"
+        assert phone.locator("#remainder").get_attribute("aria-live") == "polite"
         assert phone.locator("#conn").get_attribute("role") == "status"
         _, seen = _public_lines(phone, 0)
 
         # The deal (don 4, mafia 2 and 7, sheriff 6), then the meeting night.
+        for label, seat in (("Дон", "4"), ("Шериф", "6"), ("Мафия (первая)", "2"), ("Мафия (вторая)", "7")):
+            phone.get_by_label(label, exact=True).select_option(seat)
         phone.get_by_role("button", name="Начать игру").first.click()
         expect(phase).to_contain_text("Ночь 1", timeout=10_000)
         assert _focused(phone) != "BODY"
@@ -231,19 +233,19 @@ def _play(table: TableComputer, journal: Path, chromium: Path, folder: Path) -> 
         phone.get_by_label("За то, чтобы ушёл игрок 7").fill("7")
         expect(phone.locator("#remainder")).to_have_text("игрок 3: 3")
         phone.get_by_role("button", name="Записать голоса").click()
-        expect(phase).to_contain_text("игрок 7 — последнее слово", timeout=10_000)
+        expect(phone.locator("#moment-title")).to_contain_text("Игрок 7: последнее слово", timeout=10_000)
         assert _focused(phone) != "BODY"
         table.say("спасибо")
 
         # Night 2: the shot, the Don's and the Sheriff's checks, each form taking the focus.
         expect(phone.locator("#shot-seat")).to_be_focused(timeout=20_000)
-        phone.get_by_label("Выстрел мафии").select_option("1")
+        phone.get_by_label("Выстрел мафии", exact=True).select_option("1")
         phone.get_by_role("button", name="Записать выстрел").click()
         expect(phone.locator("#don-seat")).to_be_focused(timeout=20_000)
-        phone.get_by_label("Проверка Дона").select_option("6")
+        phone.get_by_label("Проверка Дона", exact=True).select_option("6")
         phone.locator("#don-form button").click()
         expect(phone.locator("#sheriff-seat")).to_be_focused(timeout=20_000)
-        phone.get_by_label("Проверка Шерифа").select_option("2")
+        phone.get_by_label("Проверка Шерифа", exact=True).select_option("2")
         phone.locator("#sheriff-form button").click()
 
         # The night is over at once; its answers stay pinned, announced assertively only.
@@ -251,12 +253,15 @@ def _play(table: TableComputer, journal: Path, chromium: Path, folder: Path) -> 
         answers = phone.locator("#answers-list")
         expect(answers).to_contain_text("Шериф: игрок 2 — чёрный")
         expect(answers).to_contain_text("Дон: игрок 6 — Шериф")
-        # Player 1, shot, names the best move: that form takes the focus, then the answers' button.
+        # Player 1, shot, names the best move: that form takes the focus, then the moment's heading
+        # (not a button whose second press would change the game).
         expect(phone.locator("#bm1")).to_be_focused()
         for field, seat in (("Первый", "2"), ("Второй", "4"), ("Третий", "7")):
             phone.get_by_label(field, exact=True).select_option(seat)
         phone.get_by_role("button", name="Записать лучший ход").click()
-        expect(phone.locator("#answers-dismiss")).to_be_focused()
+        expect(phone.locator("#moment-title")).to_be_focused()
+        # Queued, one after the other: the Sheriff's answer does not overwrite the Don's.
+        expect(phone.locator("#answer-live p", has_text="Ответ ночи")).to_have_count(2, timeout=5_000)
         assertive = phone.evaluate("() => window.__assertive")
         assert "Ответ ночи, только вам: Шериф: игрок 2 — чёрный" in assertive, assertive
         assert "Ответ ночи, только вам: Дон: игрок 6 — Шериф" in assertive, assertive
@@ -269,9 +274,9 @@ def _play(table: TableComputer, journal: Path, chromium: Path, folder: Path) -> 
         phone.screenshot(path=str(folder / "phone-night-answers.png"), full_page=True)
 
         # Crash in the middle of day 2: the page says so and stops looking live.
-        expect(phase).to_contain_text("игрок 1 — последнее слово")
+        expect(phone.locator("#moment-title")).to_contain_text("Игрок 1: последнее слово")
         table.say("спасибо")
-        expect(phase).to_contain_text("— речь", timeout=20_000)
+        expect(phone.locator("#moment-title")).to_contain_text(": речь", timeout=20_000)
         table.crash()
         expect(phone.locator("#conn")).to_have_text("нет связи, переподключаюсь…", timeout=10_000)
         assert phone.evaluate("() => document.getElementById('board').inert") is True
@@ -285,6 +290,9 @@ def _play(table: TableComputer, journal: Path, chromium: Path, folder: Path) -> 
         expect(phase).to_contain_text("День 2")
         # The Sheriff's answer, read from the pinned panel after the night ended and a crash.
         expect(answers).to_contain_text("Шериф: игрок 2 — чёрный")
+        # ... and told again once the link is back: a reconnect drops no private answer.
+        again = phone.locator("#answer-live p", has_text="Шериф: игрок 2 — чёрный")
+        expect(again).to_have_count(2, timeout=5_000)
         _, seen = _public_lines(phone, 0)
         phone.get_by_role("button", name="Скрыть ответы ночи").click()
         expect(phone.locator("#answers")).to_be_hidden()
@@ -292,6 +300,7 @@ def _play(table: TableComputer, journal: Path, chromium: Path, folder: Path) -> 
 
         # The blacks left (2 and 4) collect four fouls each: the city wins.
         for seat in (2, 4):
+            phone.locator(f"#seat-{seat}").click()
             plus = phone.get_by_role("button", name=f"Фол игроку {seat}", exact=True)
             for _ in range(4):
                 plus.click()
@@ -301,7 +310,7 @@ def _play(table: TableComputer, journal: Path, chromium: Path, folder: Path) -> 
         heard = phone.evaluate("() => window.__polite")
         assert "Стоп игра. Победа мирного города" in public and _in_order(public, heard), (public, heard)
         expect(phone.locator("#undo")).to_have_text("Отменить: фол игроку 4")
-        phone.get_by_label("Лучший игрок").select_option("6")
+        phone.get_by_label("Лучший игрок", exact=True).select_option("6")
         phone.locator("#best-player-form button").click()
         expect(phone.locator("#points")).to_contain_text("6: ")
         assert _focused(phone) != "BODY"

@@ -55,8 +55,10 @@ def test_a_listener_on_the_lan_learns_no_secret_and_cannot_pair_or_act(lan, tmp_
     sniffer = subprocess.Popen(["ip", "netns", "exec", phone_ns, sys.executable, str(ROOT / "tests/web/sniff.py"),
                                 f"{tag}b", str(capture), str(stop), "150"])
     journal, log = tmp_path / "game.jsonl", tmp_path / "server.log"
+    config = tmp_path / "config.toml"
+    config.write_text("[web]\noverlay_delay = 0.0\n", "utf-8")  # the stream's roles mode at once, to sniff it
     command = ["ip", "netns", "exec", server_ns, sys.executable, "-m", "voicehost", "run", "--text", "--mute",
-               "--lan", "--port", str(PORT), "--journal", str(journal)]
+               "--lan", "--port", str(PORT), "--journal", str(journal), "--config", str(config)]
     for pair in SETTINGS:
         command += ["--set", pair]
     server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=log.open("w"), stderr=subprocess.STDOUT,
@@ -81,6 +83,7 @@ def test_a_listener_on_the_lan_learns_no_secret_and_cannot_pair_or_act(lan, tmp_
         assert phone.returncode == 0, phone.stderr[-3000:] + log.read_text("utf-8")[-2000:]
         seen = json.loads(seen_file.read_text("utf-8"))
         assert seen["answers"] and seen["roles"]["6"] == "sheriff" and "шериф" in seen["protocol"]
+        assert seen["overlay_roles"]["6"] == "sheriff"  # the stream's roles mode was read (over HTTPS)
 
         stop.touch()
         sniffer.wait(timeout=10)
@@ -92,15 +95,23 @@ def test_a_listener_on_the_lan_learns_no_secret_and_cannot_pair_or_act(lan, tmp_
 
         token, _, fragment = link.split("/pair/", 1)[1].partition("#")
         cookies = [c.split("=", 1)[1] for c in (seen["phone_cookie"], seen["laptop_cookie"])]
+        assert b"GET /overlay HTTP/1.1" in heard  # the public overlay went over plain HTTP, and was heard
         secrets = [first_pin, seen["pin"], token, fragment, seen["csrf"], *cookies, *seen["answers"],
-                   "sheriff_check", "don_check", '"role"', "6,sheriff", "6,шериф", "чёрный", "Шериф", "vh_session"]
+                   seen["overlay_key"], "sheriff_check", "don_check", '"role"', '"role_name"', '"roles_mode"',
+                   "6,sheriff", "6,шериф", "чёрный", "Шериф", "vh_session"]
+        # The public board's lines are what the room hears aloud (they name the Sheriff's
+        # wake-up, never a seat): those alone are taken out before looking for a role's name.
+        public = heard
+        for line in ("Просыпается Дон и ищет Шерифа", "Просыпается Шериф", "Шериф засыпает"):
+            public = public.replace(f'"text": "{line}"'.encode(), b"")
         for secret in secrets:
-            assert secret.encode() not in heard, secret
+            assert secret.encode() not in public, secret
 
         # The listener acts: every captured stream replayed, every 6-digit number seen in clear tried.
         before = journal.read_bytes()
         pins = sorted(set(re.findall(rb"(?<!\d)\d{6}(?!\d)", heard)))[:50]
-        streams = {"replay": [{"port": k[3], "data": v.hex()} for k, v in to_server.items()],
+        board = (b"GET /overlay HTTP/1.1", b"GET /api/table/ws HTTP/1.1")  # public, answered by design
+        streams = {"replay": [{"port": k[3], "data": v.hex()} for k, v in to_server.items() if not v.startswith(board)],
                    "pins": [p.decode() for p in pins] + [first_pin]}
         (tmp_path / "streams.json").write_text(json.dumps(streams))
         attack = subprocess.run(["ip", "netns", "exec", phone_ns, sys.executable, str(ROOT / "tests/web/replay.py"),

@@ -456,3 +456,50 @@ def test_the_last_connection_places_are_kept_for_paired_devices_and_the_tv():
     for address in crowd[:3]:  # the host's two count too: three places free one for the crowd
         gate.release(address)
     assert gate.admit("10.8.0.99") and not gate.admit("10.8.0.98")
+
+
+def test_on_the_lan_the_overlays_roles_mode_is_served_over_https_only_and_only_with_its_key(tmp_path):
+    """Issue 17's roles overlay is secret: its link is printed on the HTTPS base; over
+    plain HTTP its page and channel are refused (never redirected, never answered),
+    while the public /overlay stays on plain HTTP beside the TV's board."""
+    from voicehost.config import Config
+    from voicehost.live import AudioClock, LiveTable
+    from voicehost.live.table import open_table
+    from voicehost.rules import rules_for
+    from voicehost.web.server import start_server
+
+    async def serve() -> None:
+        game, writer, entries, _ = open_table(rules_for("4mafia"), tmp_path / "game.jsonl", resume=False)
+        live = LiveTable(game, AudioClock(), journal=writer, entries=entries)
+        out = io.StringIO()
+        server = await start_server(live, Config(), lan=True, port=0, out=out)
+        try:
+            words = out.getvalue().split()
+            roles = next(w for w in words if "/overlay/" in w)
+            public = next(w for w in words if w.endswith("/overlay"))
+            key = roles.rsplit("/", 1)[1]
+            assert roles.startswith("https://") and public.startswith("http://")
+            secure, plain = roles.split("/overlay/")[0], public.split("/overlay")[0]
+            context = ssl.create_default_context()
+            context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+            async with aiohttp.ClientSession() as session:
+                board = await session.get(f"{plain}/overlay", allow_redirects=False)
+                assert board.status == 200 and "overlay" in await board.text()
+                for path in (f"/overlay/{key}", f"/api/overlay/{key}/ws", "/overlay/wrong"):
+                    refused = await session.get(f"{plain}{path}", allow_redirects=False, headers={"Origin": plain})
+                    body = await refused.text()
+                    assert refused.status == 403 and "Location" not in refused.headers, path
+                    assert key not in body and _in_words(json.loads(body)["error"]), path
+                shown = await session.get(f"{secure}/overlay/{key}", ssl=context)
+                assert shown.status == 200
+                wrong = await session.get(f"{secure}/overlay/{key[:-1]}x", ssl=context)
+                assert wrong.status == 404
+                async with session.ws_connect(f"{secure}/api/overlay/{key}/ws", ssl=context,
+                                              headers={"Origin": secure}) as ws:
+                    state = json.loads((await ws.receive(timeout=5)).data)["state"]
+                    assert state["waiting"] is True  # 60 s behind the table: nothing yet
+        finally:
+            await server.cleanup()
+            writer.close()
+
+    run(serve())

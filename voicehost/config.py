@@ -52,6 +52,7 @@ class WebSettings:
     host: str = "127.0.0.1"
     port: int = 8765
     allowed_hosts: tuple[str, ...] = ()   # extra Host names to accept (a DNS name for the device)
+    overlay_delay: float = 60.0           # the stream overlay's roles mode runs this many seconds late
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,7 @@ CHOICES = {("asr", "mode"): ("auto", "grammar", "open")}
 # (section, key): (lowest, highest) for numbers
 RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("web", "port"): (0, 65535),
+    ("web", "overlay_delay"): (0.0, 3600.0),
     ("asr", "stable_ms"): (0, 10_000),
     ("asr", "endpoint_ms"): (50, 10_000),
     ("asr", "listen_lag"): (0.0, 30.0),

@@ -2,7 +2,8 @@
 network namespace by tests/test_web_lan_sniff.py: it pairs with the printed
 link (its key is the fragment), pairs a second device with the PIN (ECDH, then
 the phone approves it), deals, enters the night's shot and checks, and reads
-the roles and the answers — everything a listener must not learn. It writes
+the roles and the answers, and (a streaming machine) the overlay's public board
+over plain HTTP and its roles mode over HTTPS — everything a listener must not learn. It writes
 what it saw (cookies, PIN, answers, roles) as JSON for the test to look for in
 the capture.
 
@@ -61,6 +62,27 @@ class Device:
         return "; ".join(f"{c.key}={c.value}" for c in self.session.cookie_jar)
 
 
+async def stream(printed: str, context: ssl.SSLContext) -> dict:
+    """The streaming machine (no pairing, no cookie): the public overlay over plain
+    HTTP, as a TV browser would, and the roles mode over HTTPS with its printed link."""
+    public = re.search(r"Оверлей для трансляции: (\S+)", printed).group(1)
+    roles_link = re.search(r"Оверлей с ролями[^\n]*?: (\S+)", printed).group(1)
+    assert public.startswith("http://") and roles_link.startswith("https://"), (public, roles_link)
+    plain, secure = public.rsplit("/overlay", 1)[0], roles_link.split("/overlay/", 1)[0]
+    key = roles_link.rsplit("/", 1)[1]
+    async with aiohttp.ClientSession() as session:
+        board = await session.get(public)
+        assert board.status == 200, board.status
+        async with session.ws_connect(f"{plain}/api/table/ws", headers={"Origin": plain}) as ws:
+            assert "role" not in json.loads((await ws.receive(timeout=10)).data)["state"]["seats"][5]
+        shown = await session.get(roles_link, ssl=context)
+        assert shown.status == 200, shown.status
+        async with session.ws_connect(f"{secure}/api/overlay/{key}/ws", ssl=context, headers={"Origin": secure}) as ws:
+            overlay = json.loads((await ws.receive(timeout=10)).data)["state"]
+    assert overlay.get("roles_mode"), overlay  # the config's overlay_delay is 0 here
+    return {"overlay_key": key, "overlay_roles": {str(s["seat"]): s.get("role") for s in overlay["seats"]}}
+
+
 async def main(link: str, log: Path, out: Path) -> None:
     context = ssl.create_default_context()
     context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
@@ -114,6 +136,7 @@ async def main(link: str, log: Path, out: Path) -> None:
         seen.update(pin=pin, phone_cookie=phone.cookie(), laptop_cookie=laptop.cookie(), csrf=state["csrf"],
                     answers=state["answers"]["items"], roles={s["seat"]: s.get("role") for s in state["seats"]},
                     protocol=await protocol.text())
+        seen.update(await stream(log.read_text("utf-8"), context))
     finally:
         await phone.session.close()
         await laptop.session.close()

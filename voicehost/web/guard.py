@@ -26,7 +26,10 @@ BODY_LIMIT = 1024
 BODY_SECONDS = 5.0       # a body that trickles in slower than this is dropped
 # What plain HTTP still serves on the LAN: the public board (a TV browser often
 # refuses a self-made certificate); it holds no secret. The rest redirects to HTTPS.
-PLAIN_PATHS = ("/table", "/api/table", "/api/table/ws", "/api/texts", "/api/epoch", "/static/", "/overlay")
+# The overlay's public mode is `/overlay` alone: its roles mode (`/overlay/<key>`)
+# is secret, so over plain HTTP it is refused, never redirected.
+PLAIN_PATHS = ("/table", "/api/table", "/api/table/ws", "/api/texts", "/api/epoch", "/static/")
+PLAIN_EXACT = ("/overlay",)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -88,14 +91,14 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
 
 
 def _plain(path: str) -> bool:
-    return any(path == p or (p.endswith("/") and path.startswith(p)) or path.startswith(p + "/") or
-               path.startswith(p + "?") for p in PLAIN_PATHS)
+    return path in PLAIN_EXACT or any(path == p or (p.endswith("/") and path.startswith(p)) or
+                                      path.startswith(p + "/") or path.startswith(p + "?") for p in PLAIN_PATHS)
 
 
 def _to_https(request: web.Request, port: int, texts: Texts) -> web.StreamResponse:
     """Plain HTTP on the LAN: a page is sent on to HTTPS; anything that would carry a
     secret (a POST, a host's API call) is refused, so nothing secret is answered in clear."""
-    if request.method not in ("GET", "HEAD") or request.path.startswith("/api/"):
+    if request.method not in ("GET", "HEAD") or request.path.startswith(("/api/", "/overlay/")):
         return json_error(403, texts("https_only"))
     host = request.url.raw_host or "127.0.0.1"
     host = f"[{host}]" if ":" in host else host

@@ -6,7 +6,8 @@ import asyncio
 import hmac
 import json
 import secrets
-from collections import Counter
+import time
+from collections import Counter, deque
 from typing import Any
 
 from aiohttp import WSMsgType, web
@@ -14,7 +15,7 @@ from aiohttp import WSMsgType, web
 from voicehost.game.model import Output
 from voicehost.live import LiveTable
 from voicehost.web.access import ACCESS_KEY, Access, Session, require_session
-from voicehost.web.state import host_state, table_state
+from voicehost.web.state import host_state, roles_overlay_state, table_state
 from voicehost.web.texts import Texts
 from voicehost.web.validate import Refusal
 
@@ -30,13 +31,15 @@ SOCKETS_IN_ALL = 64
 HOST_SOCKETS_PER_DEVICE = 6
 HOST_SOCKETS_IN_ALL = 32
 TV_SOCKETS = 4
+OVERLAY_SOCKETS = 4  # the roles overlay (its secret key) has its own slots, as the TV does
+OVERLAY_DELAY = 60.0  # seconds the stream's roles mode runs behind the table ([web] overlay_delay)
 
 
 class Hub:
     """The page's memory (announcements, forbidden-word suggestions) and its live channels."""
 
     def __init__(self, live: LiveTable, loop: asyncio.AbstractEventLoop, texts: Texts | None = None,
-                 access: Access | None = None) -> None:
+                 access: Access | None = None, overlay_delay: float = OVERLAY_DELAY) -> None:
         self.live = live
         self.loop = loop
         self.texts = texts or Texts(live.game.rules.phrasebook)
@@ -47,6 +50,12 @@ class Hub:
         self.answers_dismissed = 0
         self.host_sockets: dict[web.WebSocketResponse, Session] = {}
         self.table_sockets: set[web.WebSocketResponse] = set()
+        self.overlay_sockets: set[web.WebSocketResponse] = set()
+        # The stream's roles mode: its own secret link, and the snapshots it shows
+        # `overlay_delay` seconds late (monotonic time, the JSON it was then).
+        self.overlay_token = secrets.token_urlsafe(18)
+        self.overlay_delay = overlay_delay
+        self.overlay_history: deque[tuple[float, str]] = deque()
         self.clients: Counter[tuple[str, str]] = Counter()
         self.unexpected = 0
         self.refused_bodies = 0
@@ -88,7 +97,40 @@ class Hub:
 
     def table_view(self) -> dict[str, Any]:
         with self.live.lock:
-            return table_state(self.live, self.texts)
+            state = table_state(self.live, self.texts, self.log)
+        state["epoch"] = self.epoch
+        return state
+
+    def overlay_key_ok(self, token: str) -> bool:
+        return len(token) <= 64 and hmac.compare_digest(token.encode(), self.overlay_token.encode())
+
+    def record_overlay(self, now: float | None = None) -> None:
+        """Keep the roles mode's snapshot of this moment (when it changed), and
+        forget those older than the one the delayed view shows now."""
+        now = time.monotonic() if now is None else now
+        with self.live.lock:
+            snapshot = json.dumps({**roles_overlay_state(self.live, self.texts, self.log), "epoch": self.epoch},
+                                  ensure_ascii=False)
+        if not self.overlay_history or self.overlay_history[-1][1] != snapshot:
+            self.overlay_history.append((now, snapshot))
+        cutoff = now - self.overlay_delay
+        while len(self.overlay_history) > 1 and self.overlay_history[1][0] <= cutoff:
+            self.overlay_history.popleft()
+
+    def overlay_view(self, now: float | None = None) -> str:
+        """The roles mode as it stood `overlay_delay` seconds ago (JSON), or a
+        waiting board until the stream has run that long."""
+        now = time.monotonic() if now is None else now
+        shown = None
+        for at, snapshot in self.overlay_history:
+            if at > now - self.overlay_delay:
+                break
+            shown = snapshot
+        if shown is None:
+            return json.dumps({"waiting": True, "delay": round(self.overlay_delay),
+                               "phase": self.texts("overlay_waiting", seconds=round(self.overlay_delay))},
+                              ensure_ascii=False)
+        return shown
 
     def wake(self) -> None:
         self._wake.set()
@@ -111,6 +153,12 @@ class Hub:
         for ws in list(self.table_sockets):
             if not await _send(ws, table):
                 self.table_sockets.discard(ws)
+        self.record_overlay()
+        if self.overlay_sockets:
+            overlay = '{"type": "state", "state": ' + self.overlay_view() + "}"
+            for ws in list(self.overlay_sockets):
+                if not await _send(ws, overlay):
+                    self.overlay_sockets.discard(ws)
         for ws, session in list(self.host_sockets.items()):
             if self.access is not None and session.id not in self.access.devices.paired:
                 await ws.close(code=4401, message=b"revoked")
@@ -146,16 +194,17 @@ async def _send(ws: web.WebSocketResponse, text: str) -> bool:
     return True
 
 
-async def _socket(request: web.Request, *, host: bool) -> web.WebSocketResponse:
+async def _socket(request: web.Request, *, host: bool, overlay: bool = False) -> web.WebSocketResponse:
     hub: Hub = request.app[HUB]
     session = require_session(request) if host else None
-    tv = not host and hub.access is not None and hmac.compare_digest(
+    tv = not host and not overlay and hub.access is not None and hmac.compare_digest(
         request.query.get("tv", "").encode("utf-8", "replace"), hub.access.devices.tv.encode())
-    kind = "host" if host else ("tv" if tv else "table")
+    kind = "host" if host else ("overlay" if overlay else "tv" if tv else "table")
     if tv and hub.access is not None:
         hub.access.on_proven(request.remote or "")
-    client = (kind, session.id if session else ("" if tv else (request.remote or "")))
+    client = (kind, session.id if session else ("" if tv or overlay else (request.remote or "")))
     each, together = {"host": (HOST_SOCKETS_PER_DEVICE, HOST_SOCKETS_IN_ALL), "tv": (TV_SOCKETS, TV_SOCKETS),
+                      "overlay": (OVERLAY_SOCKETS, OVERLAY_SOCKETS),
                       "table": (SOCKETS_PER_CLIENT, SOCKETS_IN_ALL)}[kind]
     if hub.clients[client] >= each or sum(n for (k, _), n in hub.clients.items() if k == kind) >= together:
         raise Refusal(429, "busy")
@@ -165,17 +214,21 @@ async def _socket(request: web.Request, *, host: bool) -> web.WebSocketResponse:
     try:
         if session is not None:
             hub.host_sockets[ws] = session
-            first = hub.host_view(session)
+            first = json.dumps({"type": "state", "state": hub.host_view(session)}, ensure_ascii=False)
+        elif overlay:
+            hub.overlay_sockets.add(ws)
+            first = '{"type": "state", "state": ' + hub.overlay_view() + "}"
         else:
             hub.table_sockets.add(ws)
-            first = hub.table_view()
-        await ws.send_str(json.dumps({"type": "state", "state": first}, ensure_ascii=False))
+            first = json.dumps({"type": "state", "state": hub.table_view()}, ensure_ascii=False)
+        await ws.send_str(first)
         async for message in ws:
             if message.type in (WSMsgType.ERROR, WSMsgType.CLOSE):
                 break
     finally:
         hub.host_sockets.pop(ws, None)
         hub.table_sockets.discard(ws)
+        hub.overlay_sockets.discard(ws)
         hub.clients[client] -= 1
         if hub.clients[client] <= 0:
             del hub.clients[client]
@@ -190,4 +243,11 @@ async def table_socket(request: web.Request) -> web.WebSocketResponse:
     return await _socket(request, host=False)
 
 
-__all__ = ["ACCESS_KEY", "HUB", "Hub", "host_socket", "table_socket"]
+async def overlay_socket(request: web.Request) -> web.WebSocketResponse:
+    """The stream's roles mode, delayed; only with its secret link's key."""
+    if not request.app[HUB].overlay_key_ok(request.match_info["key"]):
+        raise web.HTTPNotFound()
+    return await _socket(request, host=False, overlay=True)
+
+
+__all__ = ["ACCESS_KEY", "HUB", "Hub", "host_socket", "overlay_socket", "table_socket"]

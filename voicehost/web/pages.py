@@ -14,6 +14,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from voicehost.web.access import ACCESS_KEY, Access, Grant, b64, decode_key, pin_key
 from voicehost.web.gate import Gate
+from voicehost.web.hub import HUB
 from voicehost.web.texts import TEXTS_KEY, Texts
 from voicehost.web.validate import Refusal, read_json
 
@@ -51,6 +52,19 @@ async def host_page(request: web.Request) -> web.StreamResponse:
 
 async def table_page(request: web.Request) -> web.StreamResponse:
     return _page(request, "table.html")
+
+
+async def overlay_page(request: web.Request) -> web.StreamResponse:
+    """The stream's overlay (an OBS browser source): the public board, transparent."""
+    return _page(request, "overlay.html")
+
+
+async def overlay_roles_page(request: web.Request) -> web.StreamResponse:
+    """The stream's roles mode, only behind its secret link (printed to the host);
+    any other key is a plain 404, as for an address that does not exist."""
+    if not request.app[HUB].overlay_key_ok(request.match_info["key"]):
+        raise web.HTTPNotFound()
+    return _page(request, "overlay.html")
 
 
 async def pair_page(request: web.Request) -> web.StreamResponse:
@@ -153,6 +167,8 @@ async def _pin_from(request: web.Request) -> tuple[str, bytes]:
 def add_pages(app: web.Application) -> None:
     app.router.add_get("/", host_page)
     app.router.add_get("/table", table_page)
+    app.router.add_get("/overlay", overlay_page)
+    app.router.add_get("/overlay/{key}", overlay_roles_page)
     app.router.add_get("/pair/{token}", pair_page)
     app.router.add_post("/pair/{token}", pair)
     app.router.add_get("/pair/wait/{id}", pair_wait)

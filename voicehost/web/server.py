@@ -24,7 +24,7 @@ from voicehost.web.access import ACCESS_KEY, Access, Devices, allowed_hosts, dev
 from voicehost.web.api import PAGE_INPUTS, add_api
 from voicehost.web.gate import Gate, GatedSite
 from voicehost.web.guard import guard
-from voicehost.web.hub import HUB, Hub, host_socket, table_socket
+from voicehost.web.hub import HUB, Hub, host_socket, overlay_socket, table_socket
 from voicehost.web.lan import lan_address, local_names
 from voicehost.web.pages import BASE_URL, FINGERPRINT, GATE, OUT, PAIR_URL, STATIC, TLS_PORT, add_pages, render_page
 from voicehost.web.series import SeriesDesk, add_series
@@ -53,6 +53,7 @@ def make_app(live: LiveTable, access: Access, hub: Hub, out: TextIO, pair_url: C
     add_series(app)   # a club's evening (web/series.py): 204 until start_server names its desk
     app.router.add_get("/api/ws", host_socket)
     app.router.add_get("/api/table/ws", table_socket)
+    app.router.add_get("/api/overlay/{key}/ws", overlay_socket)
     return app
 
 
@@ -89,6 +90,15 @@ def print_pairing(out: TextIO, url: str, pin: str, table_url: str, texts: Texts 
     except ImportError:
         pass
     out.write(lines.getvalue())
+    out.flush()
+
+
+def print_overlay(out: TextIO, public: str, secure: str, hub: Hub) -> None:
+    """The stream overlay's two links: the public board (plain HTTP, as the TV's),
+    and the roles mode's secret one (HTTPS on the LAN; the host's streaming machine
+    only, delayed)."""
+    out.write(hub.texts("term_overlay", url=f"{public}/overlay", roles=f"{secure}/overlay/{hub.overlay_token}",
+                        seconds=round(hub.overlay_delay)) + "\n")
     out.flush()
 
 
@@ -129,7 +139,7 @@ async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port:
     keep = desk.keep if desk is not None else live.journal_path
     devices = Devices(devices_file(keep))
     access = Access(set(), devices)
-    hub = Hub(live, asyncio.get_running_loop(), access=access)
+    hub = Hub(live, asyncio.get_running_loop(), access=access, overlay_delay=config.web.overlay_delay)
     gate = Gate(hub.texts)
     context, print_fp = (table_certificate(tls_file(keep), ("localhost", "127.0.0.1", *names))
                          if lan else (None, ""))
@@ -170,8 +180,10 @@ async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port:
                           {f"http://{h.lower()}" for h in allowed_hosts(bind, ports["http"], names)})
     access.hosts = {host.lower() for host in hosts}
     pump = asyncio.create_task(hub.pump(), name="web-pump")
-    table = f"http://{shown}:{ports['http']}/table?tv={devices.tv}"
+    public = f"http://{shown}:{ports['http']}"
+    table = f"{public}/table?tv={devices.tv}"
     print_pairing(out, pair_url(), access.pin, table, hub.texts, print_fp)
+    print_overlay(out, public, base(), hub)
     return PageServer(runner, pump, access, base())
 
 

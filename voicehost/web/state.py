@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from voicehost.game.model import Output, Phase
+from voicehost.game.model import FloorKind, Output, Phase
 from voicehost.game.moderator import Moderator
 from voicehost.journal import last_host_input
 from voicehost.live import LiveTable
@@ -51,13 +51,147 @@ def _public_day(live: LiveTable, texts: Texts) -> dict[str, Any]:
     }
 
 
-def table_state(live: LiveTable, texts: Texts) -> dict[str, Any]:
+def table_state(live: LiveTable, texts: Texts, log: list[tuple[int, Output]] | None = None) -> dict[str, Any]:
+    """The room's board: public, and at night nothing but "Ночь" (the night's
+    shot and checks change nothing here until the morning announces them)."""
     game = live.game
-    label = texts("table_night") if game.phase.is_night else texts(f"phase_{game.phase.value}")
+    night = game.phase.is_night
+    label = texts("table_night") if night else texts(f"phase_{game.phase.value}")
     if game.phase is Phase.GAME_OVER:
         label = texts("table_over")
-    return {"phase": label, **_public_day(live, texts),
-            "names": {str(seat): name for seat, name in seat_names(live).items()}}  # names are public
+    names = seat_names(live)
+    day = _public_day(live, texts)
+    if night:
+        day.update(votes=[], candidates=[], nominations=[])
+    return {"phase": label, **day,
+            "names": {str(seat): name for seat, name in names.items()},  # names are public
+            "seats": public_seats(live, texts, names),
+            "nominees": [] if night else nominee_list(live, texts, names),
+            "rounds": [] if night else vote_rounds(game, texts),
+            "captions": None if night else captions(live, texts, log or []),
+            "lines": public_lines(game, log or []),
+            "game_kind": game.rules.game}
+
+
+def _seat_label(texts: Texts, seat: int, names: dict[int, str]) -> str:
+    name = names.get(seat)
+    return texts("player_named", seat=seat, name=name) if name else texts("player_n", seat=seat)
+
+
+def public_seats(live: LiveTable, texts: Texts, names: dict[int, str]) -> list[dict[str, Any]]:
+    """Every seat as the room may see it: name, in or out (how and when), fouls."""
+    game = live.game
+    gone = {e.seat: e for e in game.eliminated}
+    speaker = game.floor.seat if game.floor is not None and not game.phase.is_night else None
+    seats = []
+    for seat in game.seats():
+        item: dict[str, Any] = {"seat": seat, "name": names.get(seat, ""), "alive": seat in game.alive,
+                                "fouls": game.fouls[seat], "silenced": seat in game.silenced,
+                                "speaking": seat == speaker}
+        left = gone.get(seat)
+        if left is not None:
+            when = texts("when_night", night=left.night) if left.night is not None else \
+                texts("when_day", day=left.day)
+            item["out"] = {"cause": left.cause.value, "how": texts(f"cause_{left.cause.value}"), "when": when}
+        seats.append(item)
+    return seats
+
+
+def nominee_list(live: LiveTable, texts: Texts, names: dict[int, str]) -> list[dict[str, Any]]:
+    """Today's nominees in order, each with who put them up."""
+    game = live.game
+    by = {n["target"]: n["by"] for n in game.nominations if n["day"] == game.day}
+    return [{"seat": seat, "label": _seat_label(texts, seat, names), "by": by.get(seat)} for seat in game.today]
+
+
+def vote_rounds(game: Moderator, texts: Texts) -> list[dict[str, Any]]:
+    """Today's vote rounds, each labelled, counts in the candidates' order:
+    "Голосование: 7 — 4, 3 — 4, 9 — 2"."""
+    rounds = []
+    for vote in (v for v in game.votes if v["day"] == game.day):
+        if "lift" in vote:
+            rounds.append({"round": vote["round"], "lift": vote["lift"],
+                           "text": texts("round_lift", count=vote["lift"])})
+            continue
+        counts = [[int(seat), count] for seat, count in vote.get("counts", {}).items()]
+        text = ", ".join(texts("round_count", seat=seat, count=count) for seat, count in counts)
+        key = "round_first" if vote["round"] == 1 else "round_again"
+        rounds.append({"round": vote["round"], "counts": counts, "text": texts(key, text=text)})
+    return rounds
+
+
+def public_lines(game: Moderator, log: list[tuple[int, Output]], keep: int = 30) -> list[dict[str, Any]]:
+    """What the table heard (never a private answer), numbered, for the board's live region."""
+    return [{"n": n, "text": spoken(game, o)} for n, o in log if not o.private][-keep:]
+
+
+CAPTION_ITEMS = 40
+
+
+def captions(live: LiveTable, texts: Texts, log: list[tuple[int, Output]]) -> dict[str, Any] | None:
+    """The current speaker's words as the table hears them, with the accepted
+    nominations marked where they were accepted. `source` says whose words they
+    are: "rules" (the words the rules listen for, as the journal keeps them) or
+    "open" (every word, from an open recognizer beside the grammar one); the
+    items are the same either way: {"t", "text"} for a word, plus "nominated"
+    (a seat) for an accepted nomination."""
+    game = live.game
+    floor = game.floor
+    if floor is None:
+        return None
+    items: list[dict[str, Any]] = []
+
+    def heard(text: Any) -> bool:  # a word, not the recognizer's [unk] nor a typed <silence>
+        return isinstance(text, str) and bool(text) and text[0] not in "[<"
+
+    for t, event in live.entries:
+        kind = event.get("type")
+        if kind == "word" and t >= floor.start and heard(event.get("word")):
+            items.append({"t": round(float(event.get("start", t)), 2), "text": event["word"]})
+        elif kind == "speech" and event.get("seat") == floor.seat and t >= floor.start:
+            for word in event.get("words") or []:
+                if isinstance(word, dict) and heard(word.get("word")):
+                    items.append({"t": round(t + float(word.get("start", 0)), 2), "text": word["word"]})
+    marked = set()
+    for _, output in log:
+        seat = output.values.get("seat")
+        if output.key == "accepted" and output.t >= floor.start and isinstance(seat, int):
+            marked.add(seat)
+            items.append({"t": round(output.t, 2), "text": texts("caption_nominated", seat=seat), "nominated": seat})
+    for nomination in game.nominations:  # accepted without a spoken answer (confirm_nominations off)
+        if nomination["day"] == game.day and nomination["by"] == floor.seat and floor.kind is FloorKind.SPEECH \
+                and nomination["target"] not in marked:
+            target = nomination["target"]
+            items.append({"t": round(game.now, 2), "text": texts("caption_nominated", seat=target),
+                          "nominated": target})
+    items.sort(key=lambda i: i["t"])
+    return {"seat": floor.seat, "source": "rules", "items": items[-CAPTION_ITEMS:]}
+
+
+# The roles mode's colours: the dark side, the checking stars, the town.
+SIDES = {"mafia": "dark", "don": "dark", "maniac": "dark", "sheriff": "star", "commissar": "star"}
+FOUND = {"sheriff", "black", "mafia", "maniac"}  # a check that found what it looks for
+
+
+def roles_overlay_state(live: LiveTable, texts: Texts, log: list[tuple[int, Output]]) -> dict[str, Any]:
+    """The stream's roles mode: the board with every seat's role, the night
+    checks and the best move. Secret: served only delayed, behind its own link."""
+    game = live.game
+    state = table_state(live, texts, log)
+    state["phase"] = texts(f"phase_{game.phase.value}")
+    if game.roles:
+        for item in state["seats"]:
+            role = game.roles[item["seat"]].value
+            item["role"], item["role_name"] = role, texts(f"role_{role}")
+            item["side"] = SIDES.get(role, "town")
+    state["checks"] = [{"night": c["night"], "by": c["role"], "seat": c["seat"], "result": c["result"],
+                        "found": c["result"] in FOUND, "text": texts.answer(c)} for c in game.checks]
+    best = game.best_move
+    state["best_move"] = None if best is None else {
+        "seat": best["seat"], "named": list(best["named"]),
+        "text": texts("overlay_best_move", seat=best["seat"], seats=list(best["named"]))}
+    state["roles_mode"] = True
+    return state
 
 
 def host_state(live: LiveTable, texts: Texts, *, reveal_roles: bool, csrf: str,
@@ -65,15 +199,10 @@ def host_state(live: LiveTable, texts: Texts, *, reveal_roles: bool, csrf: str,
                answers_dismissed: int = 0) -> dict[str, Any]:
     game = live.game
     names = seat_names(live)
-    seats = []
-    for seat in game.seats():
-        item: dict[str, Any] = {"seat": seat, "alive": seat in game.alive, "fouls": game.fouls[seat],
-                                "silenced": seat in game.silenced}
-        if seat in names:
-            item["name"] = names[seat]
+    seats = public_seats(live, texts, names)
+    for item in seats:
         if reveal_roles and game.roles:
-            item["role"] = game.roles[seat].value
-        seats.append(item)
+            item["role"] = game.roles[item["seat"]].value
     return {
         **_public_day(live, texts),
         "phase": texts(f"phase_{game.phase.value}"),
@@ -97,8 +226,9 @@ def host_state(live: LiveTable, texts: Texts, *, reveal_roles: bool, csrf: str,
         "best_player": game.best_player,
         "worst_player": game.worst_player,
         "points": {str(k): v for k, v in game.points().items()} if game.phase is Phase.GAME_OVER else {},
-        "log": [{"n": n, "t": round(o.t), "text": spoken(game, o), "private": o.private} for n, o in log[-40:]],
+        "log": [{"n": n, "t": round(o.t), "text": spoken(game, o), "private": o.private} for n, o in log[-60:]],
         "suggestions": suggestions,
+        "captions": captions(live, texts, log),
         "reveal_roles": reveal_roles,
         "csrf": csrf,
         "failure": live.failure,  # the journal is not written: the page says so loudly

@@ -1,9 +1,22 @@
 "use strict";
 /* The page's words come from the table's phrasebook (GET /api/texts). */
 let TEXTS = {};
+
+/* Every request the pages make and every live channel they open go through
+   these two: on the host's pages (which load secure.js first) a request carries
+   its device's proof (signedFetch) and a channel's URL its proof (socketURL); the
+   public board's pages have no secure.js and fetch plainly. */
+function request(path, options) {
+  if (typeof signedFetch === "function") return signedFetch(path, options);
+  return fetch(path, Object.assign({ credentials: "same-origin" }, options || {}));
+}
+async function openSocket(path) {
+  return new WebSocket(await socketURL(path));
+}
+
 async function loadTexts() {
   try {
-    const response = await fetch("/api/texts", { credentials: "same-origin" });
+    const response = await request("/api/texts");
     if (response.ok) TEXTS = await response.json();
   } catch (e) { /* offline: keys stay as they are until the next load */ }
 }
@@ -23,9 +36,8 @@ function liveChannel(path, onState, onConnection, onUnpaired) {
   let stopped = false;
   async function open() {
     if (stopped) return;
-    let url;
-    try { url = await socketURL(path); } catch (e) { window.setTimeout(open, delay); return; }
-    const socket = new WebSocket(url);
+    let socket;
+    try { socket = await openSocket(path); } catch (e) { window.setTimeout(open, delay); return; }
     let opened = false;
     socket.addEventListener("open", () => { opened = true; delay = 1000; onConnection(true); });
     socket.addEventListener("message", (event) => {
@@ -45,8 +57,7 @@ function liveChannel(path, onState, onConnection, onUnpaired) {
   }
   async function unpaired() {
     try {
-      const response = typeof signedFetch === "function" ? await signedFetch("/api/state")
-        : await fetch("/api/state", { credentials: "same-origin" });
+      const response = await request("/api/state");
       return response.status === 401;
     } catch (e) { return false; }
   }
@@ -54,9 +65,11 @@ function liveChannel(path, onState, onConnection, onUnpaired) {
 }
 
 /* A live channel's URL: the host's carries its proof (secure.js); the TV's names the
-   TV key its table link carries (?tv=), which keeps it a slot no crowd can take. */
+   TV key its table link carries (?tv=), which keeps it a slot no crowd can take; the
+   overlay's roles mode is let in by the key in its own path. */
 async function socketURL(path) {
-  if (typeof signedSocketURL === "function" && !path.startsWith("/api/table")) return signedSocketURL(path);
+  const open = path.startsWith("/api/table") || path.startsWith("/api/overlay/");
+  if (typeof signedSocketURL === "function" && !open) return signedSocketURL(path);
   const scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
   const tv = new URLSearchParams(window.location.search).get("tv");
   return scheme + window.location.host + path + (tv ? "?tv=" + encodeURIComponent(tv) : "");
