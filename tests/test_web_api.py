@@ -528,3 +528,17 @@ def test_the_overlay_delay_is_a_setting(tmp_path):
         assert "overlay_delay" in str(exc)
     else:
         raise AssertionError("a negative delay was taken")
+
+
+def test_the_host_nominates_by_hand_from_the_page():
+    async def go():
+        async with page() as (client, live, access):
+            state = await paired(client, access)
+            until(live, Phase.SPEECH)
+            state = await (await client.get("/api/state")).json()
+            assert state["can_nominate"] is True and state["nominations"] == []
+            answer = await post(client, "/api/input", {"type": "nominate", "seat": 7}, state["csrf"])
+            assert answer.status == 200 and (await answer.json())["nominations"] == [7]
+            again = await post(client, "/api/input", {"type": "nominate", "seat": 8}, state["csrf"])
+            assert again.status == 409 and "уже выставлял" in (await again.json())["error"]
+    run(go())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from voicehost.game import floors
 from voicehost.game.model import FloorKind, Output, Phase
 from voicehost.game.moderator import Moderator
 from voicehost.journal import last_host_input
@@ -215,6 +216,7 @@ def host_state(live: LiveTable, texts: Texts, *, reveal_roles: bool, csrf: str,
         "tied": list(game.tied or []) if game.phase is Phase.LIFT_VOTE else [],
         "best_move_open": game._best_move_floor() and game.best_move is None,
         "shot_entered": game.shot_entered,
+        "can_nominate": floors.nominated_by_hand(game) is not None,
         "game_kind": game.rules.game,
         "window_action": _window_action(game, texts),
         "best_move": game.best_move,

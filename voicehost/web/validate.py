@@ -9,16 +9,16 @@ from typing import Any
 
 from aiohttp import web
 
-from voicehost.game.events import NAME_LENGTH
+from voicehost.game.events import NAME_LENGTH, SEAT_EVENTS
+from voicehost.game.events import NULLABLE as NULLABLE_EVENTS
 
 MAX_DEPTH = 8
 MAX_ITEMS = 64
 MAX_TEXT = 64
 MAX_VOTES = 1000
 INPUT_FIELDS = {"type", "seat", "seats", "counts", "count", "roles", "suggestion", "names"}
-SEAT_FIELD = ("shot", "don_check", "sheriff_check", "foul", "unfoul", "disqualify", "leave_table",
-              "best_player", "worst_player", "heal", "visit", "commissar_check", "maniac_kill")
-NULLABLE = ("shot", "heal", "visit", "commissar_check", "maniac_kill")
+SEAT_FIELD = SEAT_EVENTS   # the one registry's lists (game.events), not copies of them
+NULLABLE = NULLABLE_EVENTS
 ROLE_NAMES = {"citizen", "sheriff", "mafia", "don", "commissar", "doctor", "lover", "maniac"}
 
 

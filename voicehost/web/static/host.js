@@ -214,6 +214,9 @@ function seatActions(seat, s) {
   const action = s.window_action;
   if (action && action.can_act && seat.alive) actions.push([T("act_window", { label: action.label, seat: n }), { type: action.type, seat: n }]);
   if (s.best_move_open && !(s.floor && s.floor.seat === n)) actions.push([T("act_best_move", { seat: n }), "best_move"]);
+  if (s.can_nominate && seat.alive && !(s.nominations || []).includes(n)) {   // the microphone missed it
+    actions.push([T("act_nominate", { seat: n, by: s.floor.seat }), { type: "nominate", seat: n }]);
+  }
   if (canFoul) actions.push([T("foul_for", { seat: n }), { type: "foul", seat: n }]);
   if (canFoul && seat.fouls > 0) actions.push([T("unfoul_for", { seat: n }), { type: "unfoul", seat: n }, "secondary"]);
   if (s.over) {
