@@ -108,7 +108,7 @@ function render(s) {
     return;
   }
   const names = s.names || {};
-  const when = s.over ? "" : (s.is_night ? T("night_n", { night: s.night }) + " · " : T("day_n", { day: s.day }) + " · ");
+  const when = s.over || (!s.day && !s.is_night) ? "" : (s.is_night ? T("night_n", { night: s.night }) + " · " : T("day_n", { day: s.day }) + " · ");
   setText("phase", (s.is_night && !s.roles_mode ? s.phase : when + s.phase) + (s.paused ? " · " + T("paused") : ""));
   base = { floor: s.floor, paused: s.paused, at: Date.now() };
   setText("speaker", s.floor ? T("board_speaker", { who: label(s.floor.seat, names), kind: s.floor.kind }) : "");
