@@ -41,7 +41,7 @@
   newcomerForm.append(newcomerLabel, newcomerInput, newcomerButton);
   const drawButton = el("button", { type: "button", id: "series-draw" });
   const setButton = el("button", { type: "button", id: "series-set", className: "secondary" });
-  seatingBox.append(seatingHead, roster, order, el("div", { className: "row" }, drawButton, setButton), seated,
+  seatingBox.append(seatingHead, roster, order, el("div", { className: "row" }, drawButton, setButton),
     newcomerForm);
 
   // After the end: the protest (1.8) and the next game.
@@ -62,7 +62,7 @@
   const nextButton = el("button", { type: "button", id: "series-next", className: "host-only series-next" });
 
   const standings = el("div", { id: "series-standings" });
-  section.append(heading, problem, message, seatingBox, protestForm, protestDone, nextButton, standings);
+  section.append(heading, problem, message, seated, seatingBox, protestForm, protestDone, nextButton, standings);
 
   function words() {
     seatingHead.textContent = T("h_series_seating");
@@ -114,12 +114,13 @@
     desk = data;
     if (data.csrf) token = data.csrf;
     section.hidden = !data.between;
-    place(data.phase_id === "setup");
+    const names = Object.entries(data.seated || {}).sort((a, b) => a[0] - b[0]).map(([, n]) => n);
+    // Seated: the deal is the moment now, so the series' part moves below it (nothing needed below the fold).
+    place(data.phase_id === "setup" && !names.length);
     heading.textContent = T("h_series", { name: data.name });
     const host = !data.readonly;
-    seatingBox.hidden = !host || data.phase_id !== "setup";
+    seatingBox.hidden = !host || data.phase_id !== "setup" || names.length > 0;
     if (!seatingBox.hidden) renderRoster();
-    const names = Object.entries(data.seated || {}).sort((a, b) => a[0] - b[0]).map(([, n]) => n);
     seated.textContent = names.length ? T("series_seated_now", { order: orderText(names) }) : "";
     protestForm.hidden = !host || !data.over || !!data.protest;
     protestDone.textContent = data.over && data.protest ? T("series_protest_done", {
