@@ -163,6 +163,7 @@ def test_6_3_a_protest_changes_the_standings_only_when_it_passes(protest, expect
     ({"players": {"1": "Б", "2": "б", "3": "В"}}, "sits twice"),
     ({"winner": None}, "has not ended"), ({"roles": {"1": "doctor", "2": "sheriff", "3": "mafia"}}, "doctor"),
     ({"protest": {"team": "green", "votes": 1, "outcome": "changed"}}, "red or black"),
+    ({"best_move": {"seat": 1, "named": [2, 3, 4], "blacks": "two"}}, "0-3 blacks"),
 ])
 def test_a_protocol_that_does_not_fit_is_one_clear_error(change, needle):
     from voicehost.errors import InputError

@@ -104,7 +104,7 @@ def game_from(data: object) -> Game:
     if winner not in WINNERS:
         raise InputError(f"the game has not ended (winner {winner!r})", key="protocol_unfinished")
     move = data.get("best_move")
-    best_move = (_seat(move.get("seat"), "best_move"), int(move.get("blacks", 0))) \
+    best_move = (_seat(move.get("seat"), "best_move"), _blacks(move.get("blacks", 0))) \
         if isinstance(move, dict) else None
     protest = _protest(data["protest"]) if data.get("protest") is not None else None
     return Game(str(data["ruleset"]), winner, roles, players, points,
@@ -124,6 +124,13 @@ def _seat(value: object, part: str) -> int:
         raise InputError(f"'{part}' names {value!r}, which is not a seat", key="protocol_seat",
                          values={"word": str(value)})
     return int(text)
+
+
+def _blacks(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
+        raise InputError(f"a best move names 0-3 blacks, got {value!r}", key="protocol_best_move",
+                         values={"word": str(value)})
+    return value
 
 
 def _seat_or_none(value: object, roles: Mapping[int, str]) -> int | None:
