@@ -11,6 +11,7 @@ from typing import Any
 
 from voicehost.errors import InputError
 from voicehost.game.model import SEATS
+from voicehost.jsontypes import JSONObject
 from voicehost.phrases.words import Word, parse_word, parse_words
 from voicehost.series.names import check_name
 
@@ -101,7 +102,7 @@ class Protest:
     votes: int
     outcome: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"team": self.team, "votes": self.votes, "outcome": self.outcome}
 
 

@@ -9,19 +9,21 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from voicehost.game.moderator import Moderator
+    from voicehost.jsontypes import JSONObject
 
 
-def protocol(game: Moderator) -> dict[str, Any]:
+def protocol(game: Moderator) -> JSONObject:
+    """The SPEC §4 protocol: the records serialized here, at the edge."""
     record = game.state.record
-    out = {
+    out: JSONObject = {
         "ruleset": game.rules.name,
         "winner": None if record.winner is None else str(record.winner),
         "eliminated": [e.to_json() for e in record.eliminated],
-        "nominations": [dict(n) for n in record.nominations],
-        "votes": [dict(v) for v in record.votes],
-        "checks": [dict(c) for c in record.checks],
+        "nominations": [n.to_json() for n in record.nominations],
+        "votes": [v.to_json() for v in record.votes],
+        "checks": [c.to_json() for c in record.checks],
         "fouls": {str(seat): n for seat, n in sorted(record.fouls.items()) if n},
-        "best_move": dict(record.best_move) if record.best_move else None,
+        "best_move": record.best_move.to_json() if record.best_move else None,
         "best_player": record.best_player,
         "worst_player": record.worst_player,
         "points": {str(seat): p for seat, p in game.points().items()},
@@ -29,7 +31,7 @@ def protocol(game: Moderator) -> dict[str, Any]:
         "players": {str(seat): record.names.get(seat, str(seat)) for seat in game.seats()},
     }
     if record.protest is not None:
-        out["protest"] = dict(record.protest)
+        out["protest"] = record.protest.to_json()
     return out
 
 

@@ -167,7 +167,7 @@ async def api_answers_dismiss(request: web.Request) -> web.Response:
     hub: Hub = request.app[HUB]
     await _object(request)
     with hub.live.lock:
-        hub.answers_dismissed = max([c["night"] for c in hub.live.game.checks], default=0)
+        hub.answers_dismissed = max([c.night for c in hub.live.game.checks], default=0)
     hub.wake()
     return _state(request, session)
 
