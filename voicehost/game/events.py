@@ -5,9 +5,9 @@ requests; parsing never touches the game, so a bad input changes nothing."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 from voicehost.errors import InputError
 from voicehost.game.model import SEATS
@@ -60,7 +60,7 @@ class SeatEvent:
     """shot, don_check, sheriff_check, foul, disqualify, leave_table,
     best_player, worst_player: a type and a seat (None: a missed shot)."""
 
-    type: str
+    type: EventType
     seat: int | None
 
 
@@ -73,7 +73,7 @@ class BestMove:
 class Control:
     """The host's clock controls: pause, resume, next (close the floor)."""
 
-    type: str
+    type: EventType
 
 
 @dataclass(frozen=True)
@@ -176,6 +176,9 @@ REGISTRY: dict[EventType, EventSpec] = {
     # The host nominates for the speaker by hand (the microphone missed it): the rules of 2.3 still apply.
     _E.NOMINATE: EventSpec(SeatEvent),
 }
+# The one type of each input that is not a seat event or a clock control.
+_TYPE_OF: dict[type, EventType] = {spec.cls: kind for kind, spec in REGISTRY.items()
+                                   if spec.cls not in (SeatEvent, Control)}
 SEAT_EVENTS = tuple(str(k) for k, spec in REGISTRY.items() if spec.cls is SeatEvent)
 CONTROLS = tuple(str(k) for k, spec in REGISTRY.items() if spec.cls is Control)
 NULLABLE = tuple(str(k) for k, spec in REGISTRY.items() if spec.nullable)
@@ -195,7 +198,7 @@ def ascii_number(text: str) -> int | None:
     return int(text) if ASCII_NUMBER.fullmatch(text) else None
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     """A value for an error message, cut short: a 5000-digit number is not a message."""
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_COUNT:
         return "a number too large"
@@ -204,7 +207,7 @@ def _shown(value: Any) -> str:
 NAME_LENGTH = 40
 
 
-def _seat(value: Any, what: str, *, allow_null: bool = False, seats: int = len(SEATS)) -> int | None:
+def _seat(value: object, what: str, *, allow_null: bool = False, seats: int = len(SEATS)) -> int | None:
     if value is None and allow_null:
         return None
     if isinstance(value, str) and ascii_number(value.strip()) is not None:
@@ -217,14 +220,14 @@ def _seat(value: Any, what: str, *, allow_null: bool = False, seats: int = len(S
     return value
 
 
-def _count(value: Any, what: str) -> int:
+def _count(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
         raise InputError(f"{what} must be a whole number of votes, got {_shown(value)}",
                          key="bad_count", values={"input": _shown(value)})
     return value
 
 
-def _roles(value: Any, seats: int) -> dict[int, str]:
+def _roles(value: object, seats: int) -> dict[int, str]:
     if not isinstance(value, dict):
         raise InputError(f"setup 'roles' must map seats 1..{seats} to roles",
                          key="deal_not_a_map", values={"count": seats})
@@ -239,7 +242,7 @@ def _roles(value: Any, seats: int) -> dict[int, str]:
     return roles
 
 
-def _names(value: Any, size: int) -> dict[int, str]:
+def _names(value: object, size: int) -> dict[int, str]:
     if not isinstance(value, dict) or not value:
         raise InputError(f"names 'names' must map seats 1..{size} to names",
                          key="names_not_a_map", values={"count": size})
@@ -254,7 +257,7 @@ def _names(value: Any, size: int) -> dict[int, str]:
     return names
 
 
-def parse_protest(data: dict[str, Any]) -> Protest:
+def parse_protest(data: Mapping[str, object]) -> Protest:
     team, votes, outcome = data.get("team"), data.get("votes"), data.get("outcome")
     if team not in PROTEST_TEAMS:
         raise InputError(f"a protest's team is red or black, got {_shown(team)}", key="protest_team",
@@ -268,7 +271,7 @@ def parse_protest(data: dict[str, Any]) -> Protest:
     return Protest(team, votes, outcome)
 
 
-def parse_event(data: Any, size: int = len(SEATS)) -> Event:
+def parse_event(data: object, size: int = len(SEATS)) -> Event:
     """One input from its JSON form; `size` is the table's last seat (10, or up to 11 in city)."""
     if not isinstance(data, dict):
         raise InputError("an event must be a JSON object with a 'type'", key="event_not_object")
@@ -276,8 +279,10 @@ def parse_event(data: Any, size: int = len(SEATS)) -> Event:
     if kind not in EVENT_TYPES:
         raise InputError(f"unknown event type {_shown(kind)}", key="event_unknown",
                          values={"input": _shown(kind)})
-    def seat(value: Any, what: str, **kw: Any) -> Any:
-        return _seat(value, what, seats=size, **kw)
+    def seat(value: object, what: str) -> int:
+        found = _seat(value, what, seats=size)
+        assert found is not None  # only a night input may name nobody (below)
+        return found
 
     if kind == "setup":
         return Setup(_roles(data.get("roles"), size))
@@ -319,13 +324,13 @@ def parse_event(data: Any, size: int = len(SEATS)) -> Event:
             raise InputError("best_move 'seats' must be a list of three seats", key="best_move_not_a_list")
         return BestMove(tuple(seat(s, "best_move seat") for s in named))
     if kind in CONTROLS:
-        return Control(kind)
+        return Control(EventType(kind))
     if "seat" not in data:
         raise InputError(f"{kind} needs a 'seat'", key="needs_seat", values={"input": kind})
-    return SeatEvent(kind, seat(data["seat"], f"{kind} 'seat'", allow_null=kind in NULLABLE))
+    return SeatEvent(EventType(kind), _seat(data["seat"], f"{kind} 'seat'", seats=size, allow_null=kind in NULLABLE))
 
 
-def event_to_json(event: Event) -> dict[str, Any]:
+def event_to_json(event: Event) -> JSONObject:
     if isinstance(event, Setup):
         return {"type": "setup", "roles": {str(s): r for s, r in sorted(event.roles.items())}}
     if isinstance(event, Candidates):
@@ -351,8 +356,8 @@ def event_to_json(event: Event) -> dict[str, Any]:
     return {"type": event.type, "seat": event.seat}
 
 
-def event_type(event: Event) -> str:
-    return event.type if isinstance(event, (SeatEvent, Control)) else event_to_json(event)["type"]
+def event_type(event: Event) -> EventType:
+    return event.type if isinstance(event, (SeatEvent, Control)) else _TYPE_OF[type(event)]
 
 
 __all__ = [

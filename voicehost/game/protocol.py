@@ -5,11 +5,11 @@ import dataclasses
 import json
 from collections import deque
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from voicehost.game.moderator import Moderator
-    from voicehost.jsontypes import JSONObject
+    from voicehost.jsontypes import JSONObject, JSONValue
 
 
 def protocol(game: Moderator) -> JSONObject:
@@ -40,23 +40,24 @@ def protocol_text(game: Moderator) -> str:
     return json.dumps(protocol(game), ensure_ascii=False, indent=2) + "\n"
 
 
-def snapshot(game: Moderator) -> dict[str, Any]:
+def snapshot(game: Moderator) -> JSONObject:
     """Everything that decides what the game does next: equal snapshots, equal
     games. Every field of the state is in it (the open floor's listener too),
     so a part added to the state can never be left out of the comparison."""
     state = game.state
-    shared = (game, game.grammar, game.rules, game.book)   # never change: not part of a game's state
-    out: dict[str, Any] = {"protocol": protocol(game), "outputs": len(game.outputs)}
+    # never change: not part of a game's state
+    shared: tuple[object, ...] = (game, game.grammar, game.rules, game.book)
+    out: JSONObject = {"protocol": protocol(game), "outputs": len(game.outputs)}
     out.update({f.name: _plain(getattr(state, f.name), shared) for f in dataclasses.fields(state)})
     return out
 
 
-def _plain(value: Any, shared: tuple[Any, ...]) -> Any:
+def _plain(value: object, shared: tuple[object, ...]) -> JSONValue:
     """A state value as plain, comparable JSON-like data."""
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     if isinstance(value, Enum):
-        return value.value
+        return _plain(value.value, shared)
     if any(value is s for s in shared):
         return None
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
