@@ -4,6 +4,7 @@ The same JSON objects are simulate script lines, journal entries and web
 requests; parsing never touches the game, so a bad input changes nothing."""
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -204,7 +205,26 @@ def _shown(value: object) -> str:
         return "a number too large"
     shown = repr(value)
     return shown if len(shown) <= 40 else shown[:37] + "..."
+
+
+def _given(value: object) -> object:
+    """The refused value itself, for an edge that quotes it in its own words (the
+    page): a string cut short, a container as short JSON, no number too long to print."""
+    if isinstance(value, str):
+        return value[:MAX_GIVEN]
+    if value is None or isinstance(value, (bool, float)):
+        return value
+    if isinstance(value, int):
+        return value if abs(value) <= 10 ** MAX_GIVEN else _shown(value)
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (ValueError, TypeError, RecursionError):
+        text = type(value).__name__
+    return text[:MAX_GIVEN]
+
+
 NAME_LENGTH = 40
+MAX_GIVEN = 64
 
 
 def _seat(value: object, what: str, *, allow_null: bool = False, seats: int = len(SEATS)) -> int | None:
@@ -215,15 +235,17 @@ def _seat(value: object, what: str, *, allow_null: bool = False, seats: int = le
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= seats:
         message = f"{what} must be a seat 1..{seats}, got {_shown(value)}"
         if isinstance(value, int) and not isinstance(value, bool):
-            raise InputError(message, key="not_at_table", values={"seat": _shown(value), "count": seats})
-        raise InputError(message, key="bad_seat", values={"input": _shown(value), "count": seats})
+            raise InputError(message, key="not_at_table", values={"seat": _shown(value), "count": seats,
+                                                                  "value": _given(value)})
+        raise InputError(message, key="bad_seat", values={"input": _shown(value), "count": seats,
+                                                          "value": _given(value)})
     return value
 
 
 def _count(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
         raise InputError(f"{what} must be a whole number of votes, got {_shown(value)}",
-                         key="bad_count", values={"input": _shown(value)})
+                         key="bad_count", values={"input": _shown(value), "value": _given(value)})
     return value
 
 
@@ -237,7 +259,7 @@ def _roles(value: object, seats: int) -> dict[int, str]:
         assert seat is not None  # a deal names no empty seat
         if not isinstance(name, str) or not name:
             raise InputError(f"setup seat {seat}: the role must be a name, got {name!r}",
-                             key="deal_role_not_a_name", values={"seat": seat})
+                             key="deal_role_not_a_name", values={"seat": seat, "value": _given(name)})
         roles[seat] = name
     return roles
 
@@ -252,7 +274,8 @@ def _names(value: object, size: int) -> dict[int, str]:
         assert seat is not None  # a seat is required here
         if not isinstance(name, str) or not name.isprintable() or len(name.strip()) > NAME_LENGTH:
             raise InputError(f"names seat {seat}: a name must be one line of at most {NAME_LENGTH} "
-                             f"characters, got {name!r}", key="name_bad", values={"seat": seat, "limit": NAME_LENGTH})
+                             f"characters, got {name!r}", key="name_bad",
+                             values={"seat": seat, "limit": NAME_LENGTH, "value": _given(name)})
         names[seat] = check_name(name) if name.strip() else ""
     return names
 
