@@ -46,7 +46,7 @@ def test_refused_input_after_due_timers_changes_nothing():
         game.handle(parse_event({"type": "votes", "counts": {"7": 11}}), tally_at + 1)
     assert snapshot(game) == before
     game.handle(parse_event({"type": "votes", "counts": {"7": 6}}), tally_at + 1)
-    assert game.votes[-1]["counts"] == {"7": 6, "3": 4}
+    assert game.votes[-1].to_json()["counts"] == {"7": 6, "3": 4}
 
 
 def test_live_table_speaks_due_timers_before_a_refused_input():

@@ -74,7 +74,7 @@ def test_SPEC_3_1_commissar_check_on_the_maniac_kills_him():
         play.step(line)
     play.run_on()
     assert play.eliminated() == [(8, "commissar", 2)]
-    assert play.game.checks == [{"night": 2, "role": "commissar", "seat": 8, "result": "maniac"}]
+    assert [c.to_json() for c in play.game.checks] == [{"night": 2, "role": "commissar", "seat": 8, "result": "maniac"}]
 
 
 def test_SPEC_3_1_maniac_wins_with_one_other_left():

@@ -311,10 +311,10 @@ def test_comment_names_what_the_platform_has_no_field_for():
     book = load_phrasebook(table.game.rules.phrasebook)
     ratings, polemica = export_record(table, "mafiaratings"), export_record(table, "polemica")
     first = table.game.votes[0]
-    counts = ", ".join(f"{s} — {n}" for s, n in first["counts"].items())
-    line = book.text("export_vote_round", day=first["day"], count=first["round"], word=counts)
+    counts = ", ".join(f"{s} — {n}" for s, n in (first.counts or {}).items())
+    line = book.text("export_vote_round", day=first.day, count=first.round, word=counts)
     for record in (ratings, polemica):
-        assert line in record["comment"] and record[EXTENSION]["votes"] == table.game.votes
+        assert line in record["comment"] and record[EXTENSION]["votes"] == [v.to_json() for v in table.game.votes]
         assert all("voting" not in p for p in record.get("players", []))
     missed = [n for n, seat in _shots(table).items() if seat is None]
     assert missed

@@ -134,7 +134,7 @@ def test_2_3_2_accepted_nomination_is_confirmed_at_its_number():
     play = Play().speech(1, "выставляю седьмого")
     (said,) = play.said("accepted")
     assert said.text == "Принят номер 7" and said.t == pytest.approx(80.7)
-    assert play.game.nominations == [{"day": 1, "by": 1, "target": 7}]
+    assert [n.to_json() for n in play.game.nominations] == [{"day": 1, "by": 1, "target": 7}]
 
 
 def test_SPEC_confirmation_phrase_is_configurable():
@@ -152,7 +152,7 @@ def test_SPEC_rejections_are_silent_unless_training():
 def test_SPEC_nominations_only_in_own_regular_speech():
     play = Play().nominate(1, 3).nominate(2, 5).votes({3: 6})
     play.speech(3, "выставляю семь")  # last word: no nomination
-    assert play.game.nominations == [{"day": 1, "by": 1, "target": 3},
+    assert [n.to_json() for n in play.game.nominations] == [{"day": 1, "by": 1, "target": 3},
                                      {"day": 1, "by": 2, "target": 5}]
 
 
@@ -183,7 +183,7 @@ def test_2_3_12_day1_single_nominee_no_vote():
 def test_2_3_12_day2_single_nominee_gets_every_vote():
     play = Play().shot(None).nominate(2, 7)
     play.run_on()
-    assert play.game.votes == [{"day": 2, "round": 1, "counts": {"7": 10}}]
+    assert [v.to_json() for v in play.game.votes] == [{"day": 2, "round": 1, "counts": {"7": 10}}]
     assert play.eliminated() == [(7, "vote", 2)]
 
 
@@ -198,7 +198,7 @@ def test_2_3_6_vote_order_is_nomination_order_and_questions_timed():
 def test_2_3_10_remainder_goes_to_last_candidate():
     play = Play().nominate(1, 7).nominate(2, 3).nominate(4, 5)
     play.votes({7: 2, 3: 1})
-    assert play.game.votes[-1]["counts"] == {"7": 2, "3": 1, "5": 7}
+    assert play.game.votes[-1].to_json()["counts"] == {"7": 2, "3": 1, "5": 7}
     assert play.eliminated() == [(5, "vote", 1)]
 
 
@@ -224,7 +224,7 @@ def test_2_3_14_tie_speeches_in_nomination_order_then_revote():
     floor = play.game.floor
     assert (floor.seat, floor.end - floor.start) == (3, 30.0)
     play.votes({7: 6})
-    assert play.game.votes[-1] == {"day": 1, "round": 2, "counts": {"7": 6, "3": 4}}
+    assert play.game.votes[-1].to_json() == {"day": 1, "round": 2, "counts": {"7": 6, "3": 4}}
     assert play.eliminated() == [(7, "vote", 1)]
 
 
@@ -251,7 +251,7 @@ def test_2_3_14_three_way_then_smaller_tie():
 
 def test_2_3_14_lift_majority_all_leave_in_nomination_order():
     play = Play().nominate(1, 7).nominate(2, 3).votes({7: 5}).votes({7: 5}).lift(6)
-    assert play.game.votes[-1] == {"day": 1, "round": 3, "lift": 6}
+    assert play.game.votes[-1].to_json() == {"day": 1, "round": 3, "lift": 6}
     assert play.eliminated() == [(7, "lift", 1), (3, "lift", 1)]
     assert [o.data["seat"] for o in play.said("floor_last_word")] == [7]
     play.speech(7, "спасибо")
@@ -302,7 +302,7 @@ def test_2_4_night_announcements_and_hunt_numbers():
 def test_2_4_4_shot_takes_effect_in_the_morning_and_victim_still_checks():
     play = Play().shot(6)
     play.seat_event("sheriff_check", 4)
-    assert play.game.checks == [{"night": 2, "role": "sheriff", "seat": 4, "result": "black"}]
+    assert [c.to_json() for c in play.game.checks] == [{"night": 2, "role": "sheriff", "seat": 4, "result": "black"}]
     assert play.eliminated() == []  # the sheriff's window runs its full time (SPEC §5)
     play.until(Phase.LAST_WORD)
     assert play.eliminated() == [(6, "shot", 2)]
@@ -339,7 +339,7 @@ def test_2_4_check_of_seat_out_refused_in_4mafia():
 def test_fiim_check_of_seat_out_answered():
     play = Play("fiim").shot(5).shot(None)
     play.seat_event("don_check", 5)
-    assert play.game.checks[-1] == {"night": 3, "role": "don", "seat": 5, "result": "not_sheriff"}
+    assert play.game.checks[-1].to_json() == {"night": 3, "role": "don", "seat": 5, "result": "not_sheriff"}
 
 
 # ----------------------------------------------------------------- the end
@@ -435,7 +435,8 @@ def _red_win_with_best_move(blacks_named: list[int]) -> Play:
 
 def test_4_3_best_move_three_blacks_half_point():
     play = _red_win_with_best_move([2, 4, 7])
-    assert play.game.best_move == {"seat": 5, "named": [2, 4, 7], "blacks": 3}
+    best = play.game.best_move
+    assert best is not None and best.to_json() == {"seat": 5, "named": [2, 4, 7], "blacks": 3}
     assert play.game.points()[5] == 0.5
 
 
@@ -661,7 +662,7 @@ def test_6_1_a_club_can_hear_the_players_name_after_the_seat(announce):
 def test_2_3_the_host_nominates_by_hand_under_the_same_rules():
     play = Play().until(Phase.SPEECH)
     play.seat_event("nominate", 7)
-    assert play.game.nominations == [{"day": 1, "by": 1, "target": 7}]
+    assert [n.to_json() for n in play.game.nominations] == [{"day": 1, "by": 1, "target": 7}]
     assert play.said("accepted")[-1].text == "Принят номер 7"
     for target, key in ((8, "nominate_second_nomination"),):
         before = snapshot(play.game)

@@ -103,7 +103,7 @@ class RandomGame:
                 self.expect_refused({"type": "votes", "counts": {str(game.candidates[0]): voters + 1}})
             self.step({"type": "votes", "counts": random_counts(rng, game.candidates, voters)})
             entry = game.votes[-1]
-            self.tally_sums.append((sum(entry["counts"].values()), voters))
+            self.tally_sums.append((sum((entry.counts or {}).values()), voters))
             return True
         if game.phase is Phase.LIFT_VOTE:
             self.step({"type": "lift_votes", "count": rng.randint(0, len(game.alive))})
@@ -117,7 +117,7 @@ class RandomGame:
             checker = game._seat_of(role)
             targets = [s for s in range(1, 11) if s != checker
                        and (s in game.alive or self.rules.check_out_seats)]
-            checked = any(c["night"] == game.night and c["role"] == role.value for c in game.checks)
+            checked = any(c.night == game.night and c.role == role.value for c in game.checks)
             if checker in game.alive and not checked:
                 self.step({"type": f"{role.value}_check", "seat": rng.choice(targets)})
                 return True
@@ -137,7 +137,7 @@ class RandomGame:
         game = self.game
         per_day: dict[tuple[int, int], int] = {}
         for n in game.nominations:
-            key = (n["day"], n["by"])
+            key = (n.day, n.by)
             per_day[key] = per_day.get(key, 0) + 1
         assert all(v == 1 for v in per_day.values()), game.nominations
         black, red = self.alive_of(Team.BLACK), self.alive_of(Team.RED)

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from voicehost.game.records import CheckRecord
 from voicehost.web.server import STATIC, render_page
 from voicehost.web.texts import Texts, load_web_texts
 
@@ -56,4 +57,4 @@ def test_the_pages_render_fully_in_each_language():
     uk = Texts("phrasebook.uk")
     assert uk("tally_prompt", seat=7) == "Введіть голоси за гравця номер 7"
     assert uk.input({"type": "foul", "seat": 2}) == "фол гравцю 2"
-    assert uk.answer({"role": "sheriff", "seat": 2, "result": "black"}) == "Шериф: гравець 2 — чорний"
+    assert uk.answer(CheckRecord(1, "sheriff", 2, "black")) == "Шериф: гравець 2 — чорний"

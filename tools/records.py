@@ -400,16 +400,16 @@ def _compare(record: Record, builder: _Builder) -> list[str]:
     problems = []
     if record.complete and game.winner != record.winner:
         problems.append(f"winner: the record says {record.winner}, the game came to {game.winner}")
-    held = {v["day"]: v for v in reversed(game.votes)}
+    held = {v.day: v for v in reversed(game.votes)}
     for day, voters in voters_by_day(record).items():
         alive = builder.alive_at_vote.get(day)
         if alive is not None and voters != alive:
             problems.append(f"day {day}: the record's voters {sorted(voters)} are not the players "
                             f"alive in the game {sorted(alive)}")
-        elif alive is None and day in held and "counts" in held[day]:
-            if sum(held[day]["counts"].values()) != len(voters):
-                problems.append(f"day {day}: {len(voters)} voted in the record, "
-                                f"{sum(held[day]['counts'].values())} in the game")
+        elif alive is None and day in held and held[day].counts is not None:
+            given = sum((held[day].counts or {}).values())
+            if given != len(voters):
+                problems.append(f"day {day}: {len(voters)} voted in the record, {given} in the game")
         elif alive is None and game.day > day:
             problems.append(f"day {day}: the record has a vote the game did not hold")
     removed = {e.seat for e in game.eliminated if e.cause.value in ("fouls", "disqualified")}

@@ -9,7 +9,7 @@ import string
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from voicehost.errors import DataError, VoicehostError
 from voicehost.phrasedata import PhraseData, source
@@ -70,12 +70,13 @@ class Phrasebook:
             return str(values["word"])
         if "explain" in values:
             rest = {k: v for k, v in values.items() if k != "explain"}
-            return self.explanation(values["explain"], **rest)
+            return self.explanation(str(values["explain"]), **rest)
         if output.key == "accepted":
-            return self.confirmation(values["seat"], values.get("phrase", ""))
+            return self.confirmation(cast(int, values["seat"]), str(values.get("phrase", "")))
         if output.key == "seating":   # 1.2: each seat with its player, in seat order
             return self.text("seating", detail="; ".join(self.text("seat_player", seat=seat, word=name)
-                                                          for seat, name in values["players"]))
+                                                          for seat, name in cast("list[list[object]]",
+                                                                                 values["players"])))
         if "name" in values:   # [names] announce: "…номер 3, Вера, покинул…"
             template = self.say[output.key]
             after = template.partition("{seat}")[2]

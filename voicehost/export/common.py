@@ -55,13 +55,13 @@ class Notes:
 def vote_notes(notes: Notes, facts: Facts) -> None:
     """Every tally, since neither platform has a field for counts without voters."""
     rounds = []
-    for vote in facts.protocol["votes"]:
-        if "lift" in vote:
-            rounds.append(notes.book.text("export_lift_round", day=vote["day"], count=vote["round"],
-                                          word=vote["lift"]))
+    for vote in facts.record.votes:
+        if vote.lift is not None:
+            rounds.append(notes.book.text("export_lift_round", day=vote.day, count=vote.round,
+                                          word=vote.lift))
         else:
-            counts = ", ".join(f"{seat} — {n}" for seat, n in vote["counts"].items())
-            rounds.append(notes.book.text("export_vote_round", day=vote["day"], count=vote["round"],
+            counts = ", ".join(f"{seat} — {n}" for seat, n in (vote.counts or {}).items())
+            rounds.append(notes.book.text("export_vote_round", day=vote.day, count=vote.round,
                                           word=counts))
     if rounds:
         notes.add("export_votes", word="; ".join(rounds))
@@ -72,14 +72,13 @@ def common_notes(notes: Notes, facts: Facts) -> None:
     for night, seat in sorted(facts.shots.items()):
         if seat is None:
             notes.add("export_missed", day=night - 1)
-    points = facts.protocol.get("points", {})
     notes.add("export_points", word=facts.ruleset,
-              seats=[f"{seat}: {value:g}" for seat, value in points.items()])
+              seats=[f"{seat}: {value:g}" for seat, value in facts.points.items()])
 
 
 def extension(facts: Facts) -> dict[str, Any]:
-    return {"ruleset": facts.ruleset, "votes": facts.protocol["votes"],
-            "points": facts.protocol.get("points", {})}
+    return {"ruleset": facts.ruleset, "votes": [v.to_json() for v in facts.record.votes],
+            "points": {str(seat): p for seat, p in facts.points.items()}}
 
 
 def times(facts: Facts, ended: datetime | None) -> tuple[str, str]:

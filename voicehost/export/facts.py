@@ -6,14 +6,16 @@ happened and each night's shot, so the accepted inputs are replayed once and
 the game is watched at every host input."""
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
 from voicehost.errors import VoicehostError
 from voicehost.game.events import parse_event
-from voicehost.game.model import Cause, FloorKind, Phase
+from voicehost.game.model import Cause, FloorKind, Phase, Team
 from voicehost.game.moderator import Moderator, new_game
 from voicehost.game.protocol import protocol
+from voicehost.game.state import Record
 
 Entries = list[tuple[float, dict[str, Any]]]
 REMOVALS = {"foul": Cause.FOULS, "disqualify": Cause.DISQUALIFIED, "leave_table": Cause.LEFT_TABLE}
@@ -58,7 +60,8 @@ class Facts:
     roles: dict[int, str]
     names: dict[int, str]
     winner: str | None
-    protocol: dict[str, Any]                # eliminated, nominations, votes, checks, best move ...
+    record: Record                          # eliminated, nominations, votes, checks, best move ...
+    points: dict[int, float] = field(default_factory=dict)              # every seat's
     day: int = 0                            # the last day the game reached
     first_day_vote: str = "normal"
     shots: dict[int, int | None] = field(default_factory=dict)          # night -> seat, None: a miss
@@ -77,7 +80,7 @@ class Facts:
 def collect(game: Moderator, entries: Entries) -> Facts:
     """The facts of `game`, whose accepted inputs are `entries` (a Table's, or a journal's)."""
     watched = new_game(game.rules)
-    facts = Facts(game.rules.name, game.rules.language, 0.0, {}, {}, None, {})
+    facts = Facts(game.rules.name, game.rules.language, 0.0, {}, {}, None, Record())
     for t, event in entries:
         try:
             _watch(watched, facts, t, event)
@@ -89,7 +92,8 @@ def collect(game: Moderator, entries: Entries) -> Facts:
     facts.roles = {seat: role.value for seat, role in sorted(game.roles.items())}
     facts.names = dict(game.state.record.names)   # /names and a series' seating, as the game keeps them
     facts.winner = game.winner
-    facts.protocol = protocol(game)
+    facts.record = copy.deepcopy(game.state.record)
+    facts.points = game.points()
     facts.day = game.day
     facts.first_day_vote = game.rules.first_day_vote
     return facts
@@ -105,7 +109,7 @@ def _watch(game: Moderator, facts: Facts, t: float, event: dict[str, Any]) -> No
         return
     moment = Moment.of(game)
     before = len(game.eliminated)
-    blacks = sorted(s for s in game.alive if game.roles[s].team.value == "black")
+    blacks = sorted(s for s in game.alive if game.side(s) == Team.BLACK)
     game.handle(parse_event(event, game.max_seat), t)
     if kind == "shot":
         facts.shots[game.night] = event.get("seat")

@@ -18,7 +18,7 @@ from typing import Any
 
 from voicehost.export.common import EXTENSION, Notes, common_notes, extension, times
 from voicehost.export.facts import Facts, Moment, removal_of
-from voicehost.game.model import Phase
+from voicehost.game.model import Elimination, Phase
 
 ROLES = {"citizen": "civ", "mafia": "maf", "don": "don", "sheriff": "sheriff"}
 WINNERS = {"red": "civ", "black": "maf", "draw": "tie"}
@@ -53,11 +53,11 @@ def game_time(moment: Moment) -> dict[str, Any]:
     return out
 
 
-def _death(facts: Facts, out: dict[str, Any]) -> dict[str, Any]:
-    kind = DEATHS[out["cause"]]
-    number = out["night"] - 1 if "night" in out else out["day"] - 1
+def _death(facts: Facts, out: Elimination) -> dict[str, Any]:
+    kind = DEATHS[out.cause.value]
+    number = out.night - 1 if out.night is not None else (out.day or 0) - 1
     death: dict[str, Any] = {"round": max(number, 0), "type": kind}
-    removal = removal_of(facts, out["seat"])
+    removal = removal_of(facts, out.seat)
     if removal is not None:
         death["time"] = game_time(removal.moment)
     return death
@@ -66,31 +66,31 @@ def _death(facts: Facts, out: dict[str, Any]) -> dict[str, Any]:
 def _players(facts: Facts, notes: Notes) -> list[dict[str, Any]]:
     players: dict[int, dict[str, Any]] = {
         seat: {"name": facts.name(seat), "role": ROLES[facts.roles[seat]]} for seat in facts.seats}
-    rounds = max([1] + [n["day"] for n in facts.protocol["nominations"]])
-    for nomination in facts.protocol["nominations"]:
-        row = players[nomination["by"]].setdefault("nominating", [None] * rounds)
-        row[nomination["day"] - 1] = nomination["target"]
+    rounds = max([1] + [n.day for n in facts.record.nominations])
+    for nomination in facts.record.nominations:
+        row = players[nomination.by].setdefault("nominating", [None] * rounds)
+        row[nomination.day - 1] = nomination.target
     nights = max([1] + [n - 1 for n in facts.shots])
     for night, target in sorted(facts.shots.items()):
         for shooter in facts.shooters.get(night, []):
             row = players[shooter].setdefault("shooting", [None] * nights)
             row[night - 2] = target
-    for check in facts.protocol["checks"]:
-        player = players[check["seat"]]
-        if check["role"] in player:
-            notes.add("export_rechecked", day=check["night"] - 1, seat=check["seat"])
+    for check in facts.record.checks:
+        player = players[check.seat]
+        if check.role in player:
+            notes.add("export_rechecked", day=check.night - 1, seat=check.seat)
         else:
-            player[check["role"]] = check["night"] - 1
-    for out in facts.protocol["eliminated"]:
-        players[out["seat"]]["death"] = _death(facts, out)
+            player[check.role] = check.night - 1
+    for out in facts.record.eliminated:
+        players[out.seat]["death"] = _death(facts, out)
     for seat, moment in facts.fouls:
         players[seat].setdefault("warnings", []).append(game_time(moment))
-    best = facts.protocol.get("best_move")
+    best = facts.record.best_move
     if best:
-        players[best["seat"]]["legacy"] = list(best["named"])
-    if facts.protocol.get("best_player") is not None:
-        players[facts.protocol["best_player"]]["bonus"] = "bestPlayer"
-    worst = facts.protocol.get("worst_player")
+        players[best.seat]["legacy"] = list(best.named)
+    if facts.record.best_player is not None:
+        players[facts.record.best_player]["bonus"] = "bestPlayer"
+    worst = facts.record.worst_player
     if worst is not None:  # no such title on the platform: the moderator's note on the player
         players[worst]["comment"] = notes.book.text("export_worst_player", seat=worst)
     for player in players.values():

@@ -14,7 +14,7 @@ from typing import Any
 
 from voicehost.export.common import EXTENSION, Notes, common_notes, extension, times
 from voicehost.export.facts import Facts, Moment, removal_of
-from voicehost.game.model import Phase
+from voicehost.game.model import Cause, Phase
 
 ROLES = {"don": 0, "mafia": 1, "citizen": 2, "sheriff": 3}
 CHECKERS = {"don": 0, "sheriff": 3}
@@ -49,15 +49,15 @@ def _players(facts: Facts, notes: Notes) -> list[dict[str, Any]]:
                "techs": [], "fouls": []} for seat in facts.seats}
     for seat, moment in facts.fouls:
         players[seat]["fouls"].append({"stage": stage(moment)})
-    for out in facts.protocol["eliminated"]:
-        removal = removal_of(facts, out["seat"])
+    for out in facts.record.eliminated:
+        removal = removal_of(facts, out.seat)
         if removal is not None:
-            players[out["seat"]]["disqual"] = stage(removal.moment)
-        if out["cause"] == "left_table":
-            notes.add("export_left_table", seat=out["seat"])
-    best = facts.protocol.get("best_move")
+            players[out.seat]["disqual"] = stage(removal.moment)
+        if out.cause == Cause.LEFT_TABLE:
+            notes.add("export_left_table", seat=out.seat)
+    best = facts.record.best_move
     if best:  # Polemica's "guess" holds what players guessed, not the rules' best move
-        notes.add("best_move", seat=best["seat"], seats=best["named"])
+        notes.add("best_move", seat=best.seat, seats=list(best.named))
     return [players[seat] for seat in facts.seats]
 
 
@@ -66,9 +66,9 @@ def record(facts: Facts, phrasebook: str, ended: datetime | None = None) -> dict
     players = _players(facts, notes)
     if facts.winner == "draw":
         notes.add("export_draw")
-    for key in ("best_player", "worst_player"):
-        if facts.protocol.get(key) is not None:
-            notes.add(f"export_{key}", seat=facts.protocol[key])
+    for key, seat in (("best_player", facts.record.best_player), ("worst_player", facts.record.worst_player)):
+        if seat is not None:
+            notes.add(f"export_{key}", seat=seat)
     common_notes(notes, facts)
     start, _ = times(facts, ended)
     return {
@@ -78,10 +78,10 @@ def record(facts: Facts, phrasebook: str, ended: datetime | None = None) -> dict
         "stage": {"type": "gameOver", "day": max(facts.day, 1)},
         "result": RESULTS.get(facts.winner or ""),
         "players": players,
-        "votes": [{"day": n["day"], "num": 0, "voter": n["by"], "candidate": n["target"]}
-                  for n in facts.protocol["nominations"]],
-        "checks": [{"night": c["night"] - 1, "role": CHECKERS[c["role"]], "player": c["seat"]}
-                   for c in facts.protocol["checks"]],
+        "votes": [{"day": n.day, "num": 0, "voter": n.by, "candidate": n.target}
+                  for n in facts.record.nominations],
+        "checks": [{"night": c.night - 1, "role": CHECKERS[c.role], "player": c.seat}
+                   for c in facts.record.checks],
         "shots": [{"night": night - 1, "shooter": shooter, "victim": target}
                   for night, target in sorted(facts.shots.items()) if target is not None
                   for shooter in facts.shooters.get(night, [])],

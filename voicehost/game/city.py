@@ -16,6 +16,7 @@ from voicehost.errors import GameError
 from voicehost.game import discipline, night, scoring, voting
 from voicehost.game.events import BestMove, SeatEvent, Votes
 from voicehost.game.model import Cause, Phase
+from voicehost.game.records import CheckRecord
 
 if TYPE_CHECKING:
     from voicehost.game.moderator import Moderator
@@ -204,8 +205,8 @@ class CityVariant:
         if event.type == "commissar_check" and event.seat is not None:
             seat = event.seat
             found = _role(game, seat).value if game.side(seat) != CitySide.CITY else "citizen"
-            game.state.record.checks.append({"night": game.state.seats.night, "role": "commissar",
-                                             "seat": seat, "result": game.side(seat)})
+            game.state.record.checks.append(CheckRecord(game.state.seats.night, "commissar", seat,
+                                                        str(game.side(seat))))
             game.say("commissar_answer", private=True, seat=seat, card=game.book.cards[found])
         # the window still runs its full time (SPEC §5): closing it now would tell the table who acts
 

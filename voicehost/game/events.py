@@ -4,13 +4,15 @@ The same JSON objects are simulate script lines, journal entries and web
 requests; parsing never touches the game, so a bad input changes nothing."""
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 from voicehost.errors import InputError
 from voicehost.game.model import SEATS
+from voicehost.jsontypes import JSONObject
 from voicehost.phrases.words import Word, parse_word, parse_words
 from voicehost.series.names import check_name
 
@@ -59,7 +61,7 @@ class SeatEvent:
     """shot, don_check, sheriff_check, foul, disqualify, leave_table,
     best_player, worst_player: a type and a seat (None: a missed shot)."""
 
-    type: str
+    type: EventType
     seat: int | None
 
 
@@ -72,7 +74,7 @@ class BestMove:
 class Control:
     """The host's clock controls: pause, resume, next (close the floor)."""
 
-    type: str
+    type: EventType
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,7 @@ class Protest:
     votes: int
     outcome: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"team": self.team, "votes": self.votes, "outcome": self.outcome}
 
 
@@ -175,6 +177,9 @@ REGISTRY: dict[EventType, EventSpec] = {
     # The host nominates for the speaker by hand (the microphone missed it): the rules of 2.3 still apply.
     _E.NOMINATE: EventSpec(SeatEvent),
 }
+# The one type of each input that is not a seat event or a clock control.
+_TYPE_OF: dict[type, EventType] = {spec.cls: kind for kind, spec in REGISTRY.items()
+                                   if spec.cls not in (SeatEvent, Control)}
 SEAT_EVENTS = tuple(str(k) for k, spec in REGISTRY.items() if spec.cls is SeatEvent)
 CONTROLS = tuple(str(k) for k, spec in REGISTRY.items() if spec.cls is Control)
 NULLABLE = tuple(str(k) for k, spec in REGISTRY.items() if spec.nullable)
@@ -194,16 +199,35 @@ def ascii_number(text: str) -> int | None:
     return int(text) if ASCII_NUMBER.fullmatch(text) else None
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     """A value for an error message, cut short: a 5000-digit number is not a message."""
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_COUNT:
         return "a number too large"
     shown = repr(value)
     return shown if len(shown) <= 40 else shown[:37] + "..."
+
+
+def _given(value: object) -> object:
+    """The refused value itself, for an edge that quotes it in its own words (the
+    page): a string cut short, a container as short JSON, no number too long to print."""
+    if isinstance(value, str):
+        return value[:MAX_GIVEN]
+    if value is None or isinstance(value, (bool, float)):
+        return value
+    if isinstance(value, int):
+        return value if abs(value) <= 10 ** MAX_GIVEN else _shown(value)
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (ValueError, TypeError, RecursionError):
+        text = type(value).__name__
+    return text[:MAX_GIVEN]
+
+
 NAME_LENGTH = 40
+MAX_GIVEN = 64
 
 
-def _seat(value: Any, what: str, *, allow_null: bool = False, seats: int = len(SEATS)) -> int | None:
+def _seat(value: object, what: str, *, allow_null: bool = False, seats: int = len(SEATS)) -> int | None:
     if value is None and allow_null:
         return None
     if isinstance(value, str) and ascii_number(value.strip()) is not None:
@@ -211,19 +235,21 @@ def _seat(value: Any, what: str, *, allow_null: bool = False, seats: int = len(S
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= seats:
         message = f"{what} must be a seat 1..{seats}, got {_shown(value)}"
         if isinstance(value, int) and not isinstance(value, bool):
-            raise InputError(message, key="not_at_table", values={"seat": _shown(value), "count": seats})
-        raise InputError(message, key="bad_seat", values={"input": _shown(value), "count": seats})
+            raise InputError(message, key="not_at_table", values={"seat": _shown(value), "count": seats,
+                                                                  "value": _given(value)})
+        raise InputError(message, key="bad_seat", values={"input": _shown(value), "count": seats,
+                                                          "value": _given(value)})
     return value
 
 
-def _count(value: Any, what: str) -> int:
+def _count(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
         raise InputError(f"{what} must be a whole number of votes, got {_shown(value)}",
-                         key="bad_count", values={"input": _shown(value)})
+                         key="bad_count", values={"input": _shown(value), "value": _given(value)})
     return value
 
 
-def _roles(value: Any, seats: int) -> dict[int, str]:
+def _roles(value: object, seats: int) -> dict[int, str]:
     if not isinstance(value, dict):
         raise InputError(f"setup 'roles' must map seats 1..{seats} to roles",
                          key="deal_not_a_map", values={"count": seats})
@@ -233,12 +259,12 @@ def _roles(value: Any, seats: int) -> dict[int, str]:
         assert seat is not None  # a deal names no empty seat
         if not isinstance(name, str) or not name:
             raise InputError(f"setup seat {seat}: the role must be a name, got {name!r}",
-                             key="deal_role_not_a_name", values={"seat": seat})
+                             key="deal_role_not_a_name", values={"seat": seat, "value": _given(name)})
         roles[seat] = name
     return roles
 
 
-def _names(value: Any, size: int) -> dict[int, str]:
+def _names(value: object, size: int) -> dict[int, str]:
     if not isinstance(value, dict) or not value:
         raise InputError(f"names 'names' must map seats 1..{size} to names",
                          key="names_not_a_map", values={"count": size})
@@ -248,12 +274,13 @@ def _names(value: Any, size: int) -> dict[int, str]:
         assert seat is not None  # a seat is required here
         if not isinstance(name, str) or not name.isprintable() or len(name.strip()) > NAME_LENGTH:
             raise InputError(f"names seat {seat}: a name must be one line of at most {NAME_LENGTH} "
-                             f"characters, got {name!r}", key="name_bad", values={"seat": seat, "limit": NAME_LENGTH})
+                             f"characters, got {name!r}", key="name_bad",
+                             values={"seat": seat, "limit": NAME_LENGTH, "value": _given(name)})
         names[seat] = check_name(name) if name.strip() else ""
     return names
 
 
-def parse_protest(data: dict[str, Any]) -> Protest:
+def parse_protest(data: Mapping[str, object]) -> Protest:
     team, votes, outcome = data.get("team"), data.get("votes"), data.get("outcome")
     if team not in PROTEST_TEAMS:
         raise InputError(f"a protest's team is red or black, got {_shown(team)}", key="protest_team",
@@ -267,7 +294,7 @@ def parse_protest(data: dict[str, Any]) -> Protest:
     return Protest(team, votes, outcome)
 
 
-def parse_event(data: Any, size: int = len(SEATS)) -> Event:
+def parse_event(data: object, size: int = len(SEATS)) -> Event:
     """One input from its JSON form; `size` is the table's last seat (10, or up to 11 in city)."""
     if not isinstance(data, dict):
         raise InputError("an event must be a JSON object with a 'type'", key="event_not_object")
@@ -275,8 +302,10 @@ def parse_event(data: Any, size: int = len(SEATS)) -> Event:
     if kind not in EVENT_TYPES:
         raise InputError(f"unknown event type {_shown(kind)}", key="event_unknown",
                          values={"input": _shown(kind)})
-    def seat(value: Any, what: str, **kw: Any) -> Any:
-        return _seat(value, what, seats=size, **kw)
+    def seat(value: object, what: str) -> int:
+        found = _seat(value, what, seats=size)
+        assert found is not None  # only a night input may name nobody (below)
+        return found
 
     if kind == "setup":
         return Setup(_roles(data.get("roles"), size))
@@ -318,13 +347,13 @@ def parse_event(data: Any, size: int = len(SEATS)) -> Event:
             raise InputError("best_move 'seats' must be a list of three seats", key="best_move_not_a_list")
         return BestMove(tuple(seat(s, "best_move seat") for s in named))
     if kind in CONTROLS:
-        return Control(kind)
+        return Control(EventType(kind))
     if "seat" not in data:
         raise InputError(f"{kind} needs a 'seat'", key="needs_seat", values={"input": kind})
-    return SeatEvent(kind, seat(data["seat"], f"{kind} 'seat'", allow_null=kind in NULLABLE))
+    return SeatEvent(EventType(kind), _seat(data["seat"], f"{kind} 'seat'", seats=size, allow_null=kind in NULLABLE))
 
 
-def event_to_json(event: Event) -> dict[str, Any]:
+def event_to_json(event: Event) -> JSONObject:
     if isinstance(event, Setup):
         return {"type": "setup", "roles": {str(s): r for s, r in sorted(event.roles.items())}}
     if isinstance(event, Candidates):
@@ -350,8 +379,8 @@ def event_to_json(event: Event) -> dict[str, Any]:
     return {"type": event.type, "seat": event.seat}
 
 
-def event_type(event: Event) -> str:
-    return event.type if isinstance(event, (SeatEvent, Control)) else event_to_json(event)["type"]
+def event_type(event: Event) -> EventType:
+    return event.type if isinstance(event, (SeatEvent, Control)) else _TYPE_OF[type(event)]
 
 
 __all__ = [

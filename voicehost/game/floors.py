@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from voicehost.game import narration, voting
 from voicehost.game.events import Speech
 from voicehost.game.model import Floor, FloorKind, Phase
+from voicehost.game.records import NominationRecord
 from voicehost.phrases.listener import (
     ForbiddenWord,
     HostQuestion,
@@ -45,7 +46,7 @@ class FloorContext:
         state = self.game.state
         state.day.nominators.add(self.seat)
         state.day.today.append(target)
-        state.record.nominations.append({"day": state.seats.day, "by": self.seat, "target": target})
+        state.record.nominations.append(NominationRecord(state.seats.day, self.seat, target))
 
 
 # ------------------------------------------------------------------ the day

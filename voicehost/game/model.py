@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
-from typing import Any
+
+from voicehost.jsontypes import JSONObject
 
 SEATS = tuple(range(1, 11))
 
@@ -107,15 +108,15 @@ class Output:
     kind: OutputKind
     key: str
     private: bool = False
-    values: dict[str, Any] = field(default_factory=dict)
+    values: dict[str, object] = field(default_factory=dict)
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> dict[str, object]:
         return self.values
 
-    def to_json(self, text: str) -> dict[str, Any]:
+    def to_json(self, text: str) -> JSONObject:
         """The SPEC §4 simulate line for this output, given its rendered text."""
-        out: dict[str, Any] = {"t": round(self.t, 3), "say": text}
+        out: JSONObject = {"t": round(self.t, 3), "say": text}
         if self.private:
             out["private"] = True
         return out
@@ -128,8 +129,8 @@ class Elimination:
     day: int | None = None
     night: int | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"seat": self.seat, "cause": self.cause.value}
+    def to_json(self) -> JSONObject:
+        out: JSONObject = {"seat": self.seat, "cause": self.cause.value}
         if self.night is not None:
             out["night"] = self.night
         else:

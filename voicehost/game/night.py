@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from voicehost.game import discipline, floors, scoring
 from voicehost.game.model import Cause, FloorKind, Phase, Role, Team, Winner
+from voicehost.game.records import CheckRecord
 
 if TYPE_CHECKING:
     from voicehost.game.moderator import Moderator
@@ -123,21 +124,21 @@ def sheriff_done(game: Moderator) -> None:
 
 def checked_tonight(game: Moderator, role: str) -> bool:
     night = game.state.seats.night
-    return any(c["night"] == night and c["role"] == role for c in game.state.record.checks)
+    return any(c.night == night and c.role == role for c in game.state.record.checks)
 
 
 def don_check(game: Moderator, seat: int) -> None:
     is_sheriff = game.state.seats.roles[seat] is Role.SHERIFF
-    game.state.record.checks.append({"night": game.state.seats.night, "role": "don", "seat": seat,
-                                     "result": "sheriff" if is_sheriff else "not_sheriff"})
+    game.state.record.checks.append(CheckRecord(game.state.seats.night, "don", seat,
+                                                "sheriff" if is_sheriff else "not_sheriff"))
     game.say("don_yes" if is_sheriff else "don_no", private=True, seat=seat)
 
 
 def sheriff_check(game: Moderator, seat: int) -> None:
     role = game.state.seats.roles[seat]
     black = isinstance(role, Role) and role.team is Team.BLACK
-    game.state.record.checks.append({"night": game.state.seats.night, "role": "sheriff",
-                                     "seat": seat, "result": "black" if black else "red"})
+    game.state.record.checks.append(CheckRecord(game.state.seats.night, "sheriff", seat,
+                                                "black" if black else "red"))
     game.say("sheriff_black" if black else "sheriff_red", private=True, seat=seat)
 
 

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from voicehost.game.events import BestMove, Protest
 from voicehost.game.model import Phase, Team
+from voicehost.game.records import BestMoveRecord
 
 if TYPE_CHECKING:
     from voicehost.game.moderator import Moderator
@@ -37,7 +38,7 @@ def best_move(game: Moderator, event: BestMove) -> None:
     assert floor is not None  # admission put us in the night-2 victim's last word
     seat, named = floor.seat, list(event.seats)
     blacks = sum(1 for s in named if game.side(s) == Team.BLACK)
-    game.state.record.best_move = {"seat": seat, "named": named, "blacks": blacks}
+    game.state.record.best_move = BestMoveRecord(seat, tuple(named), blacks)
     game.say("best_move", seat=seat, seats=named)
 
 
@@ -57,7 +58,7 @@ def protest_passes(team_size: int, votes: int) -> bool:
 
 def protest(game: Moderator, event: Protest) -> None:
     """Kept on record; the standings apply its outcome (SPEC §6.3)."""
-    game.state.record.protest = event.to_json()
+    game.state.record.protest = event
     team = sum(1 for seat in game.seats() if game.side(seat) == event.team)
     passed = protest_passes(team, event.votes)
     game.say(PROTEST_SAY[event.outcome] if passed else "protest_failed", count=event.votes)
@@ -76,7 +77,7 @@ def points(game: Moderator) -> dict[int, float]:
         if record.winner == game.variant.side(role):
             points[seat] += 1.0
     if record.best_move:
-        points[record.best_move["seat"]] += BEST_MOVE_BONUS.get(record.best_move["blacks"], 0.0)
+        points[record.best_move.seat] += BEST_MOVE_BONUS.get(record.best_move.blacks, 0.0)
     if record.best_player is not None:
         points[record.best_player] += 0.75
     if record.worst_player is not None:

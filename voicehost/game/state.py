@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
 
+from voicehost.game.events import Protest
 from voicehost.game.model import Elimination, Floor, FloorKind, Phase
+from voicehost.game.records import BestMoveRecord, CheckRecord, NominationRecord, VoteRecord
 from voicehost.phrases.listener import SpeechListener
 
 
@@ -90,9 +91,9 @@ class Floors:
 class Record:
     """What the protocol is written from, and the counts that end a game quietly."""
 
-    nominations: list[dict[str, int]] = field(default_factory=list)
-    votes: list[dict[str, Any]] = field(default_factory=list)
-    checks: list[dict[str, Any]] = field(default_factory=list)
+    nominations: list[NominationRecord] = field(default_factory=list)
+    votes: list[VoteRecord] = field(default_factory=list)
+    checks: list[CheckRecord] = field(default_factory=list)
     fouls: Counter[int] = field(default_factory=Counter)
     silenced: set[int] = field(default_factory=set)
     eliminated: list[Elimination] = field(default_factory=list)
@@ -100,11 +101,11 @@ class Record:
     quiet_rounds: int = 0
     eliminated_at_nightfall: int = 0
     first_killed: int | None = None
-    best_move: dict[str, Any] | None = None
+    best_move: BestMoveRecord | None = None
     best_player: int | None = None
     worst_player: int | None = None
     winner: str | None = None
-    protest: dict[str, Any] | None = None                 # 1.8, SPEC §6.3: after the game
+    protest: Protest | None = None                        # 1.8, SPEC §6.3: after the game
     names: dict[int, str] = field(default_factory=dict)   # the players' names the host gave (SPEC §6.1)
 
 

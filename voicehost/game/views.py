@@ -6,9 +6,10 @@ setters let a test stage a position)."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from enum import Enum
 
 from voicehost.game.model import Elimination, Floor, FloorKind, Phase
+from voicehost.game.records import BestMoveRecord, CheckRecord, NominationRecord, VoteRecord
 from voicehost.game.state import GameState
 
 
@@ -36,7 +37,7 @@ class StateView:
         return self.state.seats.phase
 
     @property
-    def roles(self) -> dict[int, Any]:
+    def roles(self) -> dict[int, Enum]:
         return self.state.seats.roles
 
     @property
@@ -109,15 +110,15 @@ class StateView:
         return self.state.floors.queue
 
     @property
-    def nominations(self) -> list[dict[str, int]]:
+    def nominations(self) -> list[NominationRecord]:
         return self.state.record.nominations
 
     @property
-    def votes(self) -> list[dict[str, Any]]:
+    def votes(self) -> list[VoteRecord]:
         return self.state.record.votes
 
     @property
-    def checks(self) -> list[dict[str, Any]]:
+    def checks(self) -> list[CheckRecord]:
         return self.state.record.checks
 
     @property
@@ -145,7 +146,7 @@ class StateView:
         return self.state.record.first_killed
 
     @property
-    def best_move(self) -> dict[str, Any] | None:
+    def best_move(self) -> BestMoveRecord | None:
         return self.state.record.best_move
 
     @property

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from voicehost.game import discipline, floors, scoring
 from voicehost.game.events import Votes
 from voicehost.game.model import Cause, FloorKind, Phase
+from voicehost.game.records import VoteRecord
 
 if TYPE_CHECKING:
     from voicehost.game.moderator import Moderator
@@ -49,8 +50,7 @@ def tally(game: Moderator, event: Votes) -> list[int]:
     """Record and announce a tally; returns its leaders in nomination order."""
     counts = full_counts(game, event.counts)
     day = game.state.day
-    game.state.record.votes.append({"day": game.state.seats.day, "round": day.vote_round,
-                                    "counts": {str(s): n for s, n in counts.items()}})
+    game.state.record.votes.append(VoteRecord(game.state.seats.day, day.vote_round, counts=counts))
     for seat, count in counts.items():
         game.say("vote_count", seat=seat, count=count)
     top = max(counts.values())
@@ -82,8 +82,7 @@ def start_vote(game: Moderator) -> None:
         game.say("single_nominee", seat=seat)
         if rules.later_single_nominee == "vote":
             day.vote_round = 1
-            game.state.record.votes.append({"day": seats.day, "round": 1,
-                                            "counts": {str(seat): len(seats.alive)}})
+            game.state.record.votes.append(VoteRecord(seats.day, 1, counts={seat: len(seats.alive)}))
         return voted_out(game, seat)
     day.lift_only = seats.day == 1 and rules.first_day_vote == "lift_only"
     start_round(game, nominees)
@@ -116,8 +115,7 @@ def ask_lift(game: Moderator) -> None:
 
 def lift_votes(game: Moderator, count: int) -> None:
     day, voters = game.state.day, len(game.state.seats.alive)
-    game.state.record.votes.append({"day": game.state.seats.day, "round": day.vote_round,
-                                    "lift": count})
+    game.state.record.votes.append(VoteRecord(game.state.seats.day, day.vote_round, lift=count))
     game.say("lift_count", count=count)
     if count * 2 <= voters:
         return no_vote(game, "lift_no")

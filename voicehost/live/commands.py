@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from voicehost.errors import InputError
-from voicehost.game.events import NULLABLE
+from voicehost.game.events import NULLABLE, ascii_number
 from voicehost.game.model import ROLE_COUNTS
 from voicehost.live.texts import LiveTexts, live_texts
 from voicehost.phrases.grammar import Grammar, Kind
@@ -24,7 +24,6 @@ SEAT_COMMANDS = {"/shot": "shot", "/don": "don_check", "/sheriff": "sheriff_chec
 REPL_WORDS = ("/state", "/help", "/quit", "/undo", "/new")
 NOBODY = ("-", "0", "miss", "промах", "никого", "ніхто")
 ROLE_LETTERS = {"d": "don", "m": "mafia", "s": "sheriff", "c": "citizen"}
-_DIGITS = re.compile(r"[0-9]{1,3}")  # ASCII digits only, never "²" or "٣"
 
 
 def _russian() -> LiveTexts:
@@ -37,7 +36,8 @@ def shown(text: str, limit: int = 20) -> str:
 
 
 def number(text: str) -> int | None:
-    return int(text) if _DIGITS.fullmatch(text) else None
+    """A typed seat or count: ASCII digits only (never "²" or "٣"), as game.events reads them."""
+    return ascii_number(text)
 
 
 def parse_roles(spec: str, texts: LiveTexts | None = None) -> dict[str, str]:

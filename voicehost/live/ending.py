@@ -9,7 +9,7 @@ from typing import Any
 
 from voicehost import files
 from voicehost.errors import VoicehostError
-from voicehost.game.protocol import protocol, protocol_text
+from voicehost.game.protocol import protocol_text
 from voicehost.live.texts import live_texts
 
 
@@ -44,28 +44,28 @@ def protocol_csv(live: Any) -> str:
     for importers. The page's download and the file beside the journal."""
     game = live.game
     texts = live_texts(game.rules.phrasebook)
-    data = protocol(game)
+    record, points = game.state.record, game.points()
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["seat", "role", "points", "fouls", "eliminated", "cause", "when"])
-    gone = {e["seat"]: e for e in data["eliminated"]}
+    gone = {e.seat: e for e in record.eliminated}
     for seat in game.seats():
         role = texts.role(game.roles[seat].value) if game.roles else ""
         left = gone.get(seat)
-        when = "" if left is None else (texts.value("night", count=left["night"]) if "night" in left
-                                        else texts.value("day", count=left["day"]))
-        writer.writerow([seat, role, data["points"][str(seat)], data["fouls"].get(str(seat), 0),
+        when = "" if left is None else (texts.value("night", count=left.night) if left.night is not None
+                                        else texts.value("day", count=left.day))
+        writer.writerow([seat, role, points[seat], record.fouls.get(seat, 0),
                          texts.value("yes" if left else "no"),
-                         texts.value(f"cause_{left['cause']}") if left else "", when])
+                         texts.value(f"cause_{left.cause.value}") if left else "", when])
     writer.writerow([])
-    winner = texts.value(data["winner"]) if data["winner"] else ""
-    writer.writerow([texts.value("ruleset"), data["ruleset"], texts.value("winner"), winner])
-    for n in data["nominations"]:
-        writer.writerow([texts.value("nomination"), texts.value("day", count=n["day"]), n["by"], n["target"]])
-    for v in data["votes"]:
-        counts = " ".join(f"{s}:{c}" for s, c in v.get("counts", {}).items())
-        writer.writerow([texts.value("vote"), texts.value("day", count=v["day"]),
-                         texts.value("round", count=v["round"]), counts or texts.value("lift", count=v["lift"])])
+    winner = texts.value(str(record.winner)) if record.winner else ""
+    writer.writerow([texts.value("ruleset"), game.rules.name, texts.value("winner"), winner])
+    for n in record.nominations:
+        writer.writerow([texts.value("nomination"), texts.value("day", count=n.day), n.by, n.target])
+    for v in record.votes:
+        counts = " ".join(f"{s}:{c}" for s, c in (v.counts or {}).items())
+        writer.writerow([texts.value("vote"), texts.value("day", count=v.day),
+                         texts.value("round", count=v.round), counts or texts.value("lift", count=v.lift)])
     return out.getvalue()
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from voicehost.errors import InputError, VoicehostError
-from voicehost.game.events import SeatEvent
+from voicehost.game.events import EventType, SeatEvent
 from voicehost.game.model import Output, Phase
 from voicehost.live.commands import (
     NOBODY,
@@ -172,7 +172,7 @@ class Terminal:
     def _open(self, award: str) -> bool:
         """Whether `award` can still be named (the page may have named it)."""
         game = self.live.game
-        return game.fits(SeatEvent(award, 1)) and getattr(game, award) is None
+        return game.fits(SeatEvent(EventType(award), 1)) and getattr(game, award) is None
 
     def _ask(self) -> None:
         if self._holding:

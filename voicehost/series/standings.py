@@ -15,6 +15,7 @@ from typing import Any
 
 from voicehost.errors import InputError
 from voicehost.game.events import Protest, parse_protest
+from voicehost.game.records import BestMoveRecord
 from voicehost.game.scoring import protest_passes
 from voicehost.series.names import check_name, name_key
 
@@ -52,7 +53,7 @@ class Game:
     points: dict[int, Fraction]
     best_player: int | None = None
     worst_player: int | None = None
-    best_move: tuple[int, int] | None = None     # (seat, blacks named)
+    best_move: BestMoveRecord | None = None
     protest: Protest | None = None
 
     def counts(self) -> bool:
@@ -104,8 +105,8 @@ def game_from(data: object) -> Game:
     if winner not in WINNERS:
         raise InputError(f"the game has not ended (winner {winner!r})", key="protocol_unfinished")
     move = data.get("best_move")
-    best_move = (_seat(move.get("seat"), "best_move"), _blacks(move.get("blacks", 0))) \
-        if isinstance(move, dict) else None
+    best_move = BestMoveRecord(_seat(move.get("seat"), "best_move"), _named(move.get("named")),
+                               _blacks(move.get("blacks", 0))) if isinstance(move, dict) else None
     protest = _protest(data["protest"]) if data.get("protest") is not None else None
     return Game(str(data["ruleset"]), winner, roles, players, points,
                 _seat_or_none(data.get("best_player"), roles), _seat_or_none(data.get("worst_player"), roles),
@@ -124,6 +125,13 @@ def _seat(value: object, part: str) -> int:
         raise InputError(f"'{part}' names {value!r}, which is not a seat", key="protocol_seat",
                          values={"word": str(value)})
     return int(text)
+
+
+def _named(value: object) -> tuple[int, ...]:
+    """The seats a best move named, as far as they are seats (the standings count only its blacks)."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(s for s in value if isinstance(s, int) and not isinstance(s, bool))
 
 
 def _blacks(value: object) -> int:
@@ -240,7 +248,7 @@ def _decided(above: tuple[Any, ...], row: tuple[Any, ...]) -> Decided:
 
 def _add(rows: dict[str, Row], game: Game, names: Mapping[str, str]) -> None:
     winner, points = game.result()
-    bonus = game.best_move is not None and BEST_MOVE_BONUS.get(game.best_move[1], 0) > 0
+    bonus = game.best_move is not None and BEST_MOVE_BONUS.get(game.best_move.blacks, 0) > 0
     for seat, name in game.players.items():
         key = name_key(name)
         row = rows.setdefault(key, Row(key, names.get(key, name)))
@@ -252,7 +260,7 @@ def _add(rows: dict[str, Row], game: Game, names: Mapping[str, str]) -> None:
         row.points += points[seat]
         row.bests += game.best_player == seat
         row.worsts += game.worst_player == seat
-        row.best_moves += bool(bonus and game.best_move is not None and game.best_move[0] == seat)
+        row.best_moves += bool(bonus and game.best_move is not None and game.best_move.seat == seat)
 
 
 def heavy_roles(games: list[Game]) -> tuple[str, ...]:

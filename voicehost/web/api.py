@@ -12,7 +12,7 @@ from aiohttp import web
 
 from voicehost.errors import GameError, InputError, JournalWriteError
 from voicehost.export import ExportError, export_text, host_text
-from voicehost.game.events import HOST_INPUTS, parse_event
+from voicehost.game.events import HOST_INPUTS
 from voicehost.game.protocol import protocol
 from voicehost.journal import Table, last_host_input
 from voicehost.live import LiveTable
@@ -23,7 +23,7 @@ from voicehost.web.guard import dumps, json_error
 from voicehost.web.hub import HUB, Hub
 from voicehost.web.pages import BASE_URL
 from voicehost.web.texts import TEXTS_KEY
-from voicehost.web.validate import Refusal, check_input, read_json
+from voicehost.web.validate import Refusal, parse_input, read_json
 
 log = logging.getLogger("voicehost.web.server")
 # What the page may post as an input: the host's inputs, the deal, and the players' names.
@@ -50,12 +50,7 @@ async def api_input(request: web.Request) -> web.Response:
     session = require_host(request)
     hub: Hub = request.app[HUB]
     data = await read_json(request)
-    check_input(data, PAGE_INPUTS, hub.live.game.max_seat)
-    suggestion = data.pop("suggestion", None)
-    try:
-        event = parse_event(data, hub.live.game.max_seat)
-    except (InputError, ValueError, TypeError):
-        raise Refusal(400, "bad_input") from None
+    event, suggestion = parse_input(data, PAGE_INPUTS, hub.live.game.max_seat, hub.live.game.book)
     try:
         hub.live.apply(event)
     except (TableStopped, JournalWriteError):
@@ -66,7 +61,7 @@ async def api_input(request: web.Request) -> web.Response:
     except InputError:
         raise Refusal(400, "bad_input") from None
     await _synced(hub)
-    if isinstance(suggestion, int) and not isinstance(suggestion, bool) and 0 <= suggestion < len(hub.suggestions):
+    if suggestion is not None and 0 <= suggestion < len(hub.suggestions):
         hub.suggestions[suggestion]["open"] = False
     return _state(request, session)
 
@@ -167,7 +162,7 @@ async def api_answers_dismiss(request: web.Request) -> web.Response:
     hub: Hub = request.app[HUB]
     await _object(request)
     with hub.live.lock:
-        hub.answers_dismissed = max([c["night"] for c in hub.live.game.checks], default=0)
+        hub.answers_dismissed = max([c.night for c in hub.live.game.checks], default=0)
     hub.wake()
     return _state(request, session)
 

@@ -149,9 +149,10 @@ def _desk(request: web.Request, csrf: str, readonly: bool = False, **extra: Any)
     live = hub.live
     with live.lock:
         game = live.game
+        protest = game.state.record.protest
         state = {"phase_id": game.phase.value, "over": live.over, "between": _between(live),
                  "seats": len(game.seats()), "seated": {str(s): n for s, n in sorted(game.state.record.names.items())},
-                 "protest": game.state.record.protest}
+                 "protest": None if protest is None else protest.to_json()}
     body = {"name": series.name, "count": len(series.game_files()), "roster": list(series.roster),
             "rows": desk.standings(), "csrf": csrf, "readonly": readonly, **state, **extra}
     return web.json_response(body, dumps=dumps)

@@ -44,7 +44,7 @@ def _public_day(live: LiveTable, texts: Texts) -> dict[str, Any]:
         "paused": game.paused_at is not None,
         "nominations": [] if night else list(game.today),
         "candidates": list(game.candidates) if game.phase in (Phase.VOTING, Phase.TALLY) else [],
-        "votes": [v for v in game.votes if v["day"] == game.day],
+        "votes": [v.to_json() for v in game.votes if v.day == game.day],
         "alive": sorted(game.alive),
         "out": [e.seat for e in game.eliminated],
         "over": game.phase is Phase.GAME_OVER,
@@ -101,7 +101,7 @@ def public_seats(live: LiveTable, texts: Texts, names: dict[int, str]) -> list[d
 def nominee_list(live: LiveTable, texts: Texts, names: dict[int, str]) -> list[dict[str, Any]]:
     """Today's nominees in order, each with who put them up."""
     game = live.game
-    by = {n["target"]: n["by"] for n in game.nominations if n["day"] == game.day}
+    by = {n.target: n.by for n in game.nominations if n.day == game.day}
     return [{"seat": seat, "label": _seat_label(texts, seat, names), "by": by.get(seat)} for seat in game.today]
 
 
@@ -109,15 +109,15 @@ def vote_rounds(game: Moderator, texts: Texts) -> list[dict[str, Any]]:
     """Today's vote rounds, each labelled, counts in the candidates' order:
     "Голосование: 7 — 4, 3 — 4, 9 — 2"."""
     rounds = []
-    for vote in (v for v in game.votes if v["day"] == game.day):
-        if "lift" in vote:
-            rounds.append({"round": vote["round"], "lift": vote["lift"],
-                           "text": texts("round_lift", count=vote["lift"])})
+    for vote in (v for v in game.votes if v.day == game.day):
+        if vote.lift is not None:
+            rounds.append({"round": vote.round, "lift": vote.lift,
+                           "text": texts("round_lift", count=vote.lift)})
             continue
-        counts = [[int(seat), count] for seat, count in vote.get("counts", {}).items()]
+        counts = [[seat, count] for seat, count in (vote.counts or {}).items()]
         text = ", ".join(texts("round_count", seat=seat, count=count) for seat, count in counts)
-        key = "round_first" if vote["round"] == 1 else "round_again"
-        rounds.append({"round": vote["round"], "counts": counts, "text": texts(key, text=text)})
+        key = "round_first" if vote.round == 1 else "round_again"
+        rounds.append({"round": vote.round, "counts": counts, "text": texts(key, text=text)})
     return rounds
 
 
@@ -160,9 +160,9 @@ def captions(live: LiveTable, texts: Texts, log: list[tuple[int, Output]]) -> di
             marked.add(seat)
             items.append({"t": round(output.t, 2), "text": texts("caption_nominated", seat=seat), "nominated": seat})
     for nomination in game.nominations:  # accepted without a spoken answer (confirm_nominations off)
-        if nomination["day"] == game.day and nomination["by"] == floor.seat and floor.kind is FloorKind.SPEECH \
-                and nomination["target"] not in marked:
-            target = nomination["target"]
+        if nomination.day == game.day and nomination.by == floor.seat and floor.kind is FloorKind.SPEECH \
+                and nomination.target not in marked:
+            target = nomination.target
             items.append({"t": round(game.now, 2), "text": texts("caption_nominated", seat=target),
                           "nominated": target})
     items.sort(key=lambda i: i["t"])
@@ -185,12 +185,12 @@ def roles_overlay_state(live: LiveTable, texts: Texts, log: list[tuple[int, Outp
             role = game.roles[item["seat"]].value
             item["role"], item["role_name"] = role, texts(f"role_{role}")
             item["side"] = SIDES.get(role, "town")
-    state["checks"] = [{"night": c["night"], "by": c["role"], "seat": c["seat"], "result": c["result"],
-                        "found": c["result"] in FOUND, "text": texts.answer(c)} for c in game.checks]
+    state["checks"] = [{"night": c.night, "by": c.role, "seat": c.seat, "result": c.result,
+                        "found": c.result in FOUND, "text": texts.answer(c)} for c in game.checks]
     best = game.best_move
     state["best_move"] = None if best is None else {
-        "seat": best["seat"], "named": list(best["named"]),
-        "text": texts("overlay_best_move", seat=best["seat"], seats=list(best["named"]))}
+        "seat": best.seat, "named": list(best.named),
+        "text": texts("overlay_best_move", seat=best.seat, seats=list(best.named))}
     state["roles_mode"] = True
     return state
 
@@ -219,7 +219,7 @@ def host_state(live: LiveTable, texts: Texts, *, reveal_roles: bool, csrf: str,
         "can_nominate": floors.nominated_by_hand(game) is not None,
         "game_kind": game.rules.game,
         "window_action": _window_action(game, texts),
-        "best_move": game.best_move,
+        "best_move": game.best_move.to_json() if game.best_move else None,
         "answers": night_answers(game, texts, answers_dismissed),
         "last_input": _last_input(live, texts),
         "don_alive": _alive_role(game, "don"),
@@ -246,11 +246,11 @@ def spoken(game: Moderator, output: Output) -> str:
 
 def night_answers(game: Moderator, texts: Texts, dismissed: int) -> dict[str, Any]:
     """The private answers of the last night that had any, until the host dismisses them."""
-    nights = [c["night"] for c in game.checks]
+    nights = [c.night for c in game.checks]
     night = max(nights, default=0)
     if night == 0 or night <= dismissed:
         return {"night": night, "items": []}
-    return {"night": night, "items": [texts.answer(c) for c in game.checks if c["night"] == night]}
+    return {"night": night, "items": [texts.answer(c) for c in game.checks if c.night == night]}
 
 
 def _last_input(live: LiveTable, texts: Texts) -> dict[str, Any] | None:

@@ -10,6 +10,7 @@ from typing import Any
 from aiohttp import web
 
 from voicehost.errors import DataError
+from voicehost.game.records import CheckRecord
 from voicehost.phrasedata import PhraseData, source
 
 _SEAT_INPUTS = ("shot", "don_check", "sheriff_check", "foul", "unfoul", "disqualify", "leave_table",
@@ -71,16 +72,16 @@ class Texts:
             return self(f"input_{kind}", seats=event.get("seats") or [])
         return self(f"input_{kind}")
 
-    def answer(self, check: dict[str, Any]) -> str:
+    def answer(self, check: CheckRecord) -> str:
         """A night's private answer (a Don's, Sheriff's or commissar's check)."""
-        role, result = check.get("role"), check.get("result")
+        role, result = check.role, check.result
         if role == "don":
             key = "answer_don_sheriff" if result == "sheriff" else "answer_don_not_sheriff"
         elif role == "sheriff":
             key = "answer_sheriff_black" if result == "black" else "answer_sheriff_red"
         else:
             key = f"answer_commissar_{result if result in ('mafia', 'maniac') else 'city'}"
-        return self(key, seat=check.get("seat"))
+        return self(key, seat=check.seat)
 
 
 TEXTS_KEY = web.AppKey("texts", Texts)

@@ -9,17 +9,13 @@ from typing import Any
 
 from aiohttp import web
 
-from voicehost.game.events import NAME_LENGTH, SEAT_EVENTS
-from voicehost.game.events import NULLABLE as NULLABLE_EVENTS
+from voicehost.errors import InputError
+from voicehost.game.events import MAX_COUNT, NAME_LENGTH, Event, parse_event
+from voicehost.phrasebook import Phrasebook
 
 MAX_DEPTH = 8
-MAX_ITEMS = 64
-MAX_TEXT = 64
-MAX_VOTES = 1000
+# The fields a page's input may carry: an input's own (game.events) and the page's `suggestion`.
 INPUT_FIELDS = {"type", "seat", "seats", "counts", "count", "roles", "suggestion", "names"}
-SEAT_FIELD = SEAT_EVENTS   # the one registry's lists (game.events), not copies of them
-NULLABLE = NULLABLE_EVENTS
-ROLE_NAMES = {"citizen", "sheriff", "mafia", "don", "commissar", "doctor", "lover", "maniac"}
 
 
 class Refusal(Exception):
@@ -95,30 +91,30 @@ def _depth(text: str) -> int:
     return deepest
 
 
-def _seat(value: Any, size: int, *, nullable: bool = False) -> None:
-    if value is None and nullable:
-        return
-    if isinstance(value, str) and value.isascii() and value.strip().isdigit() and len(value) <= 3:
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= size:
-        raise Refusal(400, "bad_seat", count=size, what=_shown(value))
+# parse_event's refusals in the page's own words ([web]): key -> (page key, its values).
+_PAGE_WORDS = {
+    "event_not_object": "not_object",
+    "event_unknown": "not_host_input",
+    "bad_seat": "bad_seat",
+    "not_at_table": "bad_seat",
+    "needs_seat": "bad_seat",
+    "bad_count": "bad_count",
+    "votes_not_a_map": "bad_counts",
+    "candidates_not_a_list": "bad_list",
+    "best_move_not_a_list": "bad_list",
+    "deal_not_a_map": "bad_roles",
+    "deal_role_not_a_name": "bad_role",
+    "names_not_a_map": "bad_names",
+    "name_bad": "bad_name",
+}
 
 
-def _count(value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_VOTES:
-        raise Refusal(400, "bad_count", count=MAX_VOTES, what=_shown(value))
-
-
-def _seat_list(data: dict[str, Any], field: str, size: int) -> None:
-    chosen = data.get(field)
-    if not isinstance(chosen, list) or len(chosen) > MAX_ITEMS:
-        raise Refusal(400, "bad_list", what=field)
-    for seat in chosen:
-        _seat(seat, size)
-
-
-def check_input(data: Any, allowed: set[str] | frozenset[str], size: int) -> None:
-    """A host input's shape, checked field by field with the page's own words."""
+def parse_input(data: Any, allowed: set[str] | frozenset[str], size: int,
+                book: Phrasebook) -> tuple[Event, int | None]:
+    """A host input read by the one parser (game.events.parse_event, its limits),
+    and the page's `suggestion` it closes. What the page may post is checked
+    here (which types, which fields); what an input says, only by parse_event,
+    its refusal in the page's words, else the phrasebook's [refuse] line."""
     if not isinstance(data, dict):
         raise Refusal(400, "not_object")
     kind = data.get("type")
@@ -130,34 +126,29 @@ def check_input(data: Any, allowed: set[str] | frozenset[str], size: int) -> Non
     suggestion = data.get("suggestion")
     if suggestion is not None and (isinstance(suggestion, bool) or not isinstance(suggestion, int)):
         raise Refusal(400, "bad_field", what="suggestion")
-    if kind in SEAT_FIELD:
-        if "seat" not in data:
-            raise Refusal(400, "bad_seat", count=size, what="—")
-        _seat(data["seat"], size, nullable=kind in NULLABLE)
-    elif kind in ("best_move", "candidates"):
-        _seat_list(data, "seats", size)
-    elif kind == "votes":
-        counts = data.get("counts")
-        if not isinstance(counts, dict) or not counts or len(counts) > MAX_ITEMS:
-            raise Refusal(400, "bad_counts")
-        for seat, count in counts.items():
-            _seat(seat, size)
-            _count(count)
-    elif kind == "lift_votes":
-        _count(data.get("count"))
-    elif kind == "setup":
-        roles = data.get("roles")
-        if not isinstance(roles, dict) or len(roles) > MAX_ITEMS:
-            raise Refusal(400, "bad_roles")
-        for seat, role in roles.items():
-            _seat(seat, size)
-            if not isinstance(role, str) or role not in ROLE_NAMES:
-                raise Refusal(400, "bad_role", what=_shown(role))
-    elif kind == "names":
-        names = data.get("names")
-        if not isinstance(names, dict) or not names or len(names) > MAX_ITEMS:
-            raise Refusal(400, "bad_names")
-        for seat, name in names.items():
-            _seat(seat, size)
-            if not isinstance(name, str) or len(name.strip()) > NAME_LENGTH or not name.isprintable():
-                raise Refusal(400, "bad_name", count=NAME_LENGTH, what=_shown(name))
+    try:
+        return parse_event({k: v for k, v in data.items() if k != "suggestion"}, size), suggestion
+    except InputError as exc:
+        raise _refused(exc, kind, size, book) from None
+    except (ValueError, TypeError):   # never expected of parse_event: still a refusal, not a 500
+        raise Refusal(400, "bad_input") from None
+
+
+def _refused(exc: InputError, kind: str, size: int, book: Phrasebook) -> Refusal:
+    key = _PAGE_WORDS.get(exc.key)
+    given = exc.values.get("value", "—")
+    if key == "bad_seat":
+        return Refusal(400, key, count=size, what=_shown(given))
+    if key == "bad_count":
+        return Refusal(400, key, count=MAX_COUNT, what=_shown(given))
+    if key in ("bad_role", "bad_name"):
+        return Refusal(400, key, count=NAME_LENGTH, what=_shown(given))
+    if key == "bad_list":
+        return Refusal(400, key, what="seats")
+    if key == "not_host_input":
+        return Refusal(400, key, what=_shown(kind))
+    if key is not None:
+        return Refusal(400, key)
+    if exc.key in book.refuse:
+        return Refusal(400, "raw", text=book.refusal(exc))
+    return Refusal(400, "bad_input")
