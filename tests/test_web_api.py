@@ -8,6 +8,7 @@ import contextlib
 import io
 import json
 import re
+import time
 
 from aiohttp.test_utils import TestClient, TestServer
 from cryptography.hazmat.primitives import serialization
@@ -484,19 +485,23 @@ def test_the_overlays_roles_mode_is_only_behind_its_link_and_delayed():
             record = hub.record_overlay
             hub.record_overlay = lambda now=None: record(now) if now is not None else None
             hub.overlay_history.clear()
-            hub.record_overlay(now=1000.0)
-            waiting = json.loads(hub.overlay_view(now=1059.0))
+            # The test's moments lie before the real clock's now, whatever the machine's
+            # uptime: the channel below reads the real clock (a fresh CI machine's
+            # monotonic clock once stood between them, and the view was still waiting).
+            t0 = time.monotonic() - 500.0
+            hub.record_overlay(now=t0)
+            waiting = json.loads(hub.overlay_view(now=t0 + 59))
             assert waiting["waiting"] and waiting["phase"] == "Трансляция ролей идёт с задержкой 60 с"
             assert not SECRETS.search(json.dumps(waiting, ensure_ascii=False))
-            shown = json.loads(hub.overlay_view(now=1060.0))
+            shown = json.loads(hub.overlay_view(now=t0 + 60))
             assert [s["role"] for s in shown["seats"]][:4] == ["citizen", "mafia", "citizen", "don"]
             assert shown["seats"][3]["role_name"] == "дон" and shown["roles_mode"]
             # A later change reaches the roles mode only once it is 60 s old.
             live.apply_json({"type": "foul", "seat": 5})
-            hub.record_overlay(now=1070.0)
-            assert json.loads(hub.overlay_view(now=1129.0))["seats"][4]["fouls"] == 0
-            assert json.loads(hub.overlay_view(now=1130.0))["seats"][4]["fouls"] == 1
-            hub.record_overlay(now=1200.0)
+            hub.record_overlay(now=t0 + 70)
+            assert json.loads(hub.overlay_view(now=t0 + 129))["seats"][4]["fouls"] == 0
+            assert json.loads(hub.overlay_view(now=t0 + 130))["seats"][4]["fouls"] == 1
+            hub.record_overlay(now=t0 + 200)
             assert len(hub.overlay_history) == 1  # what no view will show any more is forgotten
             # Through its link: the page, and the live channel with the (delayed) roles.
             hub.overlay_delay = 0
