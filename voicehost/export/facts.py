@@ -14,8 +14,9 @@ from voicehost.game.events import parse_event
 from voicehost.game.model import Cause, FloorKind, Phase
 from voicehost.game.moderator import Moderator, new_game
 from voicehost.game.protocol import protocol
+from voicehost.journal.lines import Entry
 
-Entries = list[tuple[float, dict[str, Any]]]
+Entries = list[Entry]
 REMOVALS = {"foul": Cause.FOULS, "disqualify": Cause.DISQUALIFIED, "leave_table": Cause.LEFT_TABLE}
 
 

@@ -8,12 +8,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from voicehost import revision
 from voicehost.audio import AudioError, Clip, Sink
 from voicehost.errors import VoicehostError
 from voicehost.game import narration
 from voicehost.game.model import Output, OutputKind
 from voicehost.game.moderator import Moderator
+from voicehost.journal import revision
 from voicehost.live.clock import Clock
 from voicehost.live.texts import live_texts
 from voicehost.phrasebook import verdict_values

@@ -355,6 +355,7 @@ class Terminal:
         return await self._repl(lines, stop)
 
     async def _repl(self, lines: asyncio.Queue[str | None], stop: asyncio.Event) -> str | None:
+        await self.live.synced()  # what the table said before (a game back, paused) comes first
         self.write(self.texts.text("journal_at", path=self.live.journal_path))
         self.write(status(self.live))
         self.prompt()
