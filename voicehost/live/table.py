@@ -11,10 +11,9 @@ included.
 Every change happens on the owner's thread: the asyncio loop in a live game
 (the microphone thread posts its words with `post_words`, which uses
 `loop.call_soon_threadsafe`), or the caller's own thread in tests and tools.
-Whatever the table answers is on disk before it is said: on the loop the
-answer waits for the writer thread (the loop never waits on an fsync), on any
-other thread the caller waits (`_on_disk`). When the journal cannot be
-written, the table says so once, loudly (and aloud), and takes no more inputs.
+Whatever the table answers is on disk before it is said (answers.py; the
+loop never waits on an fsync). When the journal cannot be written, the table
+says so once, loudly (and aloud), and takes no more inputs (notices.py).
 
 Words are heard as the rules hear them (`heard_as`): a word the speech rules
 have no use for is "[unk]" (what the grammar recognizer gives for it anyway),
@@ -27,11 +26,9 @@ sync."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import math
 import threading
-from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -44,6 +41,7 @@ from voicehost.game.moderator import Moderator, new_game
 from voicehost.journal import Journal, Table, rebuild, resume_table
 from voicehost.journal.lines import TICK, UNK, Entry
 from voicehost.journal.revision import Mark, find_places, mark, revise_json
+from voicehost.live.answers import Answers
 from voicehost.live.clock import Clock
 from voicehost.live.notices import Notices, TableStopped
 from voicehost.live.texts import live_texts, rendered
@@ -60,8 +58,6 @@ GROUP_SECONDS = 20.0
 # No word for this long: the utterance ended and its final result came, so
 # held words can be written without splitting an utterance from its revision.
 QUIET_SECONDS = 2.0
-# An answer waits this long for its write; a card slower than that: it is said anyway.
-DISK_SECONDS = 5.0
 # Inputs of the night: an undo of one is said in the host's earpiece only, so
 # the table never hears whom the mafia shot or a role checked.
 NIGHT_INPUTS = frozenset({"shot", "don_check", "sheriff_check", "heal", "visit", "commissar_check",
@@ -94,9 +90,7 @@ class LiveTable(Notices):
         # The game before the first word taken from partial results since the
         # last revision: a `Revision` replays from here (voicehost.journal.revision).
         self._mark: Mark | None = None
-        self._waiting: deque[tuple[int | None, list[Output], bool]] = deque()  # answers waiting for the disk
-        self._answers = 0
-        self._timers: dict[int, asyncio.TimerHandle] = {}
+        self._answers = Answers(journal, self._tell, self._recorded)   # said once on disk, in order
         self.texts = live_texts(game.rules.phrasebook)
         # The page reads the game under this lock; only in-memory changes are
         # made under it (never a journal write), and all on the owner's thread.
@@ -133,7 +127,7 @@ class LiveTable(Notices):
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """The loop that owns the table from now on (the live game's)."""
-        self.loop = loop
+        self.loop = self._answers.loop = loop
 
     def apply(self, event: Event) -> list[Output]:
         """A host or player input. Timers already due are said first, so an
@@ -152,7 +146,7 @@ class LiveTable(Notices):
         self.tick_to(now)
         with self.lock:
             outputs = self.journaled.apply(event, now)
-        self._answer(outputs)
+        self._answers.answer(outputs)
         return outputs
 
     def apply_json(self, data: dict[str, Any]) -> list[Output]:
@@ -192,7 +186,7 @@ class LiveTable(Notices):
             outputs = self.journaled.apply(heard, now, hold=True)
             if outputs:
                 self.flush()   # in the same run as the words before it
-        self._answer(outputs)
+        self._answers.answer(outputs)
         return outputs
 
     def _revise(self, change: Revision) -> list[Output]:
@@ -228,7 +222,7 @@ class LiveTable(Notices):
                     self.flush()  # at the end of an utterance, so the next one can still be replaced
             elif writer is not None:
                 writer.write_entry(self.game.now, revise_json(start, places, heard))
-        self._answer(outputs, changed=True)
+        self._answers.answer(outputs, changed=True)
         return outputs
 
     def post_words(self, words: list[Word | Revision]) -> None:
@@ -326,57 +320,6 @@ class LiveTable(Notices):
 
     # ------------------------------------------------------------ the disk
 
-    def _answer(self, outputs: list[Output], *, changed: bool = False) -> None:
-        """Said once the inputs that made it are on disk: never for an input
-        the journal lost (then the table has stopped, and says why). On the
-        loop the answer waits for the writer thread, the loop goes on."""
-        if not outputs or self.journal is None:
-            self._emit(outputs, changed=changed)
-        elif self._on_loop():
-            self._answers += 1
-            number, loop, writer = self._answers, self.loop, self.journal
-            assert loop is not None
-            self._waiting.append((number, outputs, changed))
-
-            def written() -> None:   # on the writer's thread
-                with contextlib.suppress(RuntimeError):   # the loop closed: nobody left to tell
-                    loop.call_soon_threadsafe(self._release, number)
-            writer.then(written)
-            self._timers[number] = loop.call_later(DISK_SECONDS, self._release, number, True)
-        elif self._on_disk():
-            self._emit(outputs, changed=changed)
-
-    def _on_loop(self) -> bool:
-        try:
-            return self.loop is not None and asyncio.get_running_loop() is self.loop
-        except RuntimeError:
-            return False
-
-    def _release(self, number: int, late: bool = False) -> None:
-        """The answers up to `number` are written (or took too long): said in order."""
-        if late and self._waiting and (self._waiting[0][0] or 0) <= number:
-            log.warning("journal %s: a write takes over %s s", self.journal_path, DISK_SECONDS)
-        self._check_journal()
-        while self._waiting and (self._waiting[0][0] or 0) <= number:
-            answer, outputs, changed = self._waiting.popleft()
-            timer = self._timers.pop(answer, None) if answer else None
-            if timer is not None:
-                timer.cancel()
-            if not answer or self.failure is None:
-                self._tell(outputs, changed)
-
-    def _on_disk(self) -> bool:
-        """Wait (an fsync: milliseconds) until what the table is about to answer
-        is on disk; False when it could not be written."""
-        if self.journal is None:
-            return True
-        try:
-            self.journal.sync(timeout=DISK_SECONDS)
-        except TimeoutError:   # a card this slow: say it anyway, the writer goes on
-            log.warning("journal %s: a write takes over %s s", self.journal.path, DISK_SECONDS)
-        self._check_journal()
-        return self.failure is None
-
     def flush(self) -> None:
         """Write the held words now."""
         if self.journal is not None and self.journal.held:
@@ -411,10 +354,11 @@ class LiveTable(Notices):
     # ------------------------------------------------------------ output
 
     def _emit(self, outputs: list[Output], *, changed: bool = False) -> None:
-        if self._waiting:   # behind an answer still on its way to the disk
-            self._waiting.append((None, outputs, changed))
-        else:
-            self._tell(outputs, changed)
+        self._answers.emit(outputs, changed=changed)
+
+    def _recorded(self) -> bool:
+        self._check_journal()
+        return self.failure is None
 
     def _tell(self, outputs: list[Output], changed: bool) -> None:
         for output in outputs:
