@@ -30,12 +30,12 @@ from voicehost.journal import Journal, rebuild, replay
 from voicehost.live import AudioClock, GameClock, JournalWriter, LiveTable, TableStopped
 from voicehost.live.commands import parse_roles
 from voicehost.live.listening import listen
+from voicehost.live.playback import Speaker
 from voicehost.live.session import run
 from voicehost.live.speaking import supervised_speaker
 from voicehost.live.terminal import Terminal, status
 from voicehost.phrases.words import Word
 from voicehost.rules import rules_for
-from voicehost.tts import Speaker
 
 ROOT = Path(__file__).resolve().parent.parent
 # The crash-resume test's game: red wins on night 3.

@@ -1,6 +1,6 @@
 """The live game: one asyncio owner of the table (table.py, wrapping the
 journaled game of voicehost.journal) with its journal's writer thread and
-notices (writer.py, notices.py), its clock (clock.py), its voice (speaking.py), its ears (listening.py), the host's
+notices (writer.py, notices.py), its clock (clock.py), its voice (speaking.py, playing on playback.py's thread), its ears (listening.py), the host's
 terminal (terminal.py, commands.py), the game's end (ending.py), the trainer
 (training.py), and the `run`/`serve`/`train` commands that put them together
 (session.py). Texts come from the `[live]` block of the phrasebook (texts.py)."""

@@ -15,10 +15,11 @@ from voicehost.game.model import Output, OutputKind
 from voicehost.game.moderator import Moderator
 from voicehost.journal import revision
 from voicehost.live.clock import Clock
+from voicehost.live.playback import Speaker
 from voicehost.live.texts import live_texts
 from voicehost.phrasebook import verdict_values
 from voicehost.phrases.listener import Nomination, Reason
-from voicehost.tts import Speaker, Voice, VoiceError
+from voicehost.tts import Voice, VoiceError
 
 log = logging.getLogger(__name__)
 
