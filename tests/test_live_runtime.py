@@ -574,12 +574,12 @@ def test_a_port_in_use_is_one_line(tmp_path):
 def test_no_speaker_is_told_to_the_host_in_the_table_language(tmp_path, monkeypatch):
     """A table without a sound card plays on in print, and the host reads why
     in Russian (the device's English reason goes to the log only)."""
-    import voicehost.live.session as session
+    import voicehost.live.parts as parts
 
     def no_device(*_args, **_kwargs):
         raise AudioError("no output device named 'x'")
 
-    monkeypatch.setattr(session, "SpeakerSink", no_device)
+    monkeypatch.setattr(parts, "SpeakerSink", no_device)
     journal = tmp_path / "game.jsonl"
     args = build_parser().parse_args(["run", "--text", "--journal", str(journal)])
     out = io.StringIO()
