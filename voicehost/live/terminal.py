@@ -317,7 +317,7 @@ class Terminal:
         from voicehost.export import write_exports
 
         try:
-            written = write_exports(self.live, protocol)  # type: ignore[arg-type]  # game + entries, as a Table
+            written = write_exports(self.live.journaled, protocol)
         except VoicehostError as exc:  # the city variant has no rating record
             log.info("no rating-platform records: %s", exc)
             return
