@@ -128,6 +128,7 @@ async def _page(live: LiveTable, config: Config, options: RunOptions, shared: An
 
 async def _finish(live: LiveTable) -> None:
     loop = asyncio.get_running_loop()
+    await live.synced()   # the answers still on their way to the disk are said before the speaker stops
     if live.speaker is not None:
         await loop.run_in_executor(None, live.speaker.wait, 60)
         await loop.run_in_executor(None, live.speaker.close)
