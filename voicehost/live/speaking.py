@@ -113,7 +113,7 @@ def _answers(game: Moderator) -> list[Output]:
 
 def corrections(game: Moderator) -> list[str]:
     """The corrections a revision can say about those answers, built as the
-    table builds them (voicehost.revision.correction): each answer made by the
+    table builds them (voicehost.journal.revision.correction): each answer made by the
     final result, and each confirmation it takes back."""
     texts = []
     for answer in _answers(game):
