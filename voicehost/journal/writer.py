@@ -209,7 +209,7 @@ class Journal:
         """Held entries as lines, in their order: each stretch of words as runs,
         anything else (a clock mark) as a line of its own."""
         lines: list[dict[str, Any]] = []
-        for is_word, group in groupby(self.held, key=lambda entry: entry[1].get("type") == "word"):
+        for is_word, group in groupby(self.held, key=lambda entry: entry.event.get("type") == "word"):
             stretch = list(group)
             for i in range(0, len(stretch), BATCH_WORDS if is_word else 1):
                 part = stretch[i:i + BATCH_WORDS] if is_word else stretch[i:i + 1]
