@@ -66,7 +66,7 @@ def test_on_the_loop_an_answer_waits_for_its_fsync_and_the_loop_does_not(tmp_pat
         real_fsync(fd)
         synced.append(fd)
 
-    class Speaker:
+    class SyncCountingSpeaker:   # says what it was asked, with how many fsyncs had finished
         def __init__(self) -> None:
             self.said: list[tuple[str, int]] = []
 
@@ -76,7 +76,7 @@ def test_on_the_loop_an_answer_waits_for_its_fsync_and_the_loop_does_not(tmp_pat
         def is_echo(self, start: float, end: float) -> bool:
             return False
 
-    speaker = Speaker()
+    speaker = SyncCountingSpeaker()
     live = day_table(tmp_path / "j.jsonl", speaker)
     live.journal.sync()
     speaker.said.clear()
