@@ -347,8 +347,8 @@ class _Speaker:   # a fake: no audio device here; records what the table says
 def test_the_live_table_says_the_journal_was_written_anew_aloud_on_the_terminal_and_the_page(taken, tmp_path):
     import io
 
+    from voicehost.live import GameClock, LiveTable, open_table
     from voicehost.live.session import summary
-    from voicehost.live.table import GameClock, LiveTable, open_table
     from voicehost.live.terminal import Terminal
     from voicehost.web.state import host_state
     from voicehost.web.texts import Texts

@@ -11,10 +11,10 @@ from voicehost.game.moderator import Moderator
 from voicehost.journal import Table
 from voicehost.live import AudioClock, LiveTable, fixed_phrases
 from voicehost.live.commands import parse_command, parse_roles
+from voicehost.live.playback import Speaker
 from voicehost.live.terminal import handle_line, status
 from voicehost.phrases.words import Word
 from voicehost.rules import rules_for
-from voicehost.tts import Speaker
 
 
 class FakeVoice:

@@ -30,12 +30,12 @@ from voicehost.journal import Journal, rebuild, replay
 from voicehost.live import AudioClock, GameClock, JournalWriter, LiveTable, TableStopped
 from voicehost.live.commands import parse_roles
 from voicehost.live.listening import listen
+from voicehost.live.playback import Speaker
 from voicehost.live.session import run
 from voicehost.live.speaking import supervised_speaker
 from voicehost.live.terminal import Terminal, status
 from voicehost.phrases.words import Word
 from voicehost.rules import rules_for
-from voicehost.tts import Speaker
 
 ROOT = Path(__file__).resolve().parent.parent
 # The crash-resume test's game: red wins on night 3.
@@ -574,12 +574,12 @@ def test_a_port_in_use_is_one_line(tmp_path):
 def test_no_speaker_is_told_to_the_host_in_the_table_language(tmp_path, monkeypatch):
     """A table without a sound card plays on in print, and the host reads why
     in Russian (the device's English reason goes to the log only)."""
-    import voicehost.live.session as session
+    import voicehost.live.parts as parts
 
     def no_device(*_args, **_kwargs):
         raise AudioError("no output device named 'x'")
 
-    monkeypatch.setattr(session, "SpeakerSink", no_device)
+    monkeypatch.setattr(parts, "SpeakerSink", no_device)
     journal = tmp_path / "game.jsonl"
     args = build_parser().parse_args(["run", "--text", "--journal", str(journal)])
     out = io.StringIO()

@@ -16,11 +16,12 @@ from voicehost.audio import Clip
 from voicehost.game.events import parse_event
 from voicehost.game.moderator import Moderator, new_game
 from voicehost.live import AudioClock, LiveTable
+from voicehost.live.playback import Speaker
 from voicehost.live.speaking import OPEN_EXPLANATIONS, OPEN_LINES, fixed_phrases, prerender, rare_phrases
 from voicehost.live.texts import live_texts
 from voicehost.phrases.words import Word
 from voicehost.rules import rules_for
-from voicehost.tts import Speaker, VoiceError
+from voicehost.tts import VoiceError
 
 SCRIPTS = sorted(GAMES.glob("*.jsonl"))
 ROLES = {"1": "citizen", "2": "mafia", "3": "citizen", "4": "don", "5": "citizen", "6": "sheriff",

@@ -19,7 +19,8 @@ from voicehost.game.moderator import Moderator
 from voicehost.journal import Journal, Table, replay_entries
 from voicehost.live import AudioClock, LiveTable
 from voicehost.live.listening import HostScript, play_recording
-from voicehost.tts import PiperVoice, Speaker
+from voicehost.live.playback import Speaker
+from voicehost.tts import PiperVoice
 
 ROLES = {"1": "citizen", "2": "mafia", "3": "citizen", "4": "don", "5": "citizen", "6": "sheriff",
          "7": "mafia", "8": "citizen", "9": "citizen", "10": "citizen"}

@@ -21,7 +21,7 @@ def test_final_result_that_contradicts_a_partial_decision_is_corrected_aloud(tmp
     said = live.hear([Revision(partial, final)])
     assert [live.game.book.render(o) for o in said] == ["Поправка: номер 7 не выставлен", "Поправка: Принят номер 8"]
     assert live.game.today == [8]
-    live.table.journal.close()
+    live.journal.close()
     game, _, entries = replay_entries(tmp_path / "j.jsonl")
     assert game.today == [8]
     lines = (tmp_path / "j.jsonl").read_text("utf-8")
@@ -35,7 +35,7 @@ def test_final_result_with_the_same_words_changes_only_their_times(tmp_path):
     assert [live.game.book.render(o) for o in live.hear(partial)] == ["Принят номер 3"]
     final = spoken(t + 0.1, "выставляю", "номер", "три", step=0.55)
     assert live.hear([Revision(partial, final)]) == []
-    heard = [e for _, e in live.table.entries if e["type"] == "word"]
+    heard = [e for _, e in live.entries if e["type"] == "word"]
     assert [w["start"] for w in heard] == [round(w.start, 2) for w in final]  # to the centisecond
 
 
@@ -78,7 +78,7 @@ def test_journal_with_several_revisions_replays_to_the_live_game(tmp_path):
     live.clock.skip_to(t + 6.0)
     live.tick()
     assert live.game.where() == "day 1, speech of seat 2" and live.game.today == [8]
-    live.table.journal.close()
+    live.journal.close()
     game, _, _ = replay_entries(tmp_path / "j.jsonl")
     assert game.where() == live.game.where() and game.today == [8] and game.now == live.game.now
 

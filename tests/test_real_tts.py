@@ -9,7 +9,8 @@ import pytest
 from tests.conftest import ListSink
 from tests.realparts import JOE_VOICE
 from voicehost.audio import Clip, WavFileSink, read_wav
-from voicehost.tts import EspeakVoice, PiperVoice, Speaker, VoiceError, open_voice, render
+from voicehost.live.playback import Speaker
+from voicehost.tts import EspeakVoice, PiperVoice, VoiceError, open_voice, render
 
 
 @pytest.fixture(scope="module")

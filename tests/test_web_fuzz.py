@@ -62,7 +62,7 @@ def _body(rng: random.Random) -> tuple[bytes, dict[str, str]]:
 
 def _snapshot(live) -> tuple:
     game = live.game
-    return (game.phase, game.paused_at, dict(game.fouls), sorted(game.alive), len(live.table.entries),
+    return (game.phase, game.paused_at, dict(game.fouls), sorted(game.alive), len(live.entries),
             list(game.checks), [e.seat for e in game.eliminated], list(game.today), list(game.votes))
 
 

@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 from voicehost.audio import Clip
-from voicehost.tts import PiperVoice, Speaker
+from voicehost.live.playback import Speaker
+from voicehost.tts import PiperVoice
 
 NUMBERS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
 

@@ -336,7 +336,7 @@ def latency(runs: int = 3, mode: str = "grammar", compare: bool = True) -> None:
 
     from voicehost.asr import VoskRecognizer, load_model
     from voicehost.audio import read_wav
-    from voicehost.tts import Speaker
+    from voicehost.live.playback import Speaker
 
     load_before = os.getloadavg()
     model_dir, config = _model_dir()

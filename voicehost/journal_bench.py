@@ -32,8 +32,8 @@ from voicehost.game.events import parse_event
 from voicehost.game.moderator import new_game
 from voicehost.game.protocol import snapshot
 from voicehost.journal import resume_table
+from voicehost.live import JournalWriter, LiveTable
 from voicehost.live.clock import AudioClock
-from voicehost.live.table import JournalWriter, LiveTable
 from voicehost.phrases.words import Word
 from voicehost.rules import rules_for
 

@@ -16,8 +16,9 @@ from voicehost.game.model import Cause, FloorKind, Phase, Team
 from voicehost.game.moderator import Moderator, new_game
 from voicehost.game.protocol import protocol
 from voicehost.game.state import Record
+from voicehost.journal.lines import Entry
 
-Entries = list[tuple[float, dict[str, Any]]]
+Entries = list[Entry]
 REMOVALS = {"foul": Cause.FOULS, "disqualify": Cause.DISQUALIFIED, "leave_table": Cause.LEFT_TABLE}
 
 

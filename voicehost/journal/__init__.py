@@ -18,13 +18,13 @@ same game. One table at a time holds a journal (an exclusive lock); a write
 that fails is cut back off and raises `JournalWriteError`, and the table takes
 no more inputs; a journal deleted or moved away is written anew from memory.
 
-The package: lines.py (the line format, the chain and the reader), keys.py
-(the key beside a journal), writer.py (`Journal`), table.py (`Table`, undo,
-replay and resume)."""
+The package: lines.py (the line format, the chain and the reader, `Entry`),
+keys.py (the key beside a journal), writer.py (`Journal`), table.py (`Table`,
+the journaled game: one apply, one undo, one rebuild; replay and resume),
+revision.py (an utterance's final words replayed in place of its partials)."""
 from __future__ import annotations
 
-from voicehost.game.events import HOST_INPUTS
-from voicehost.journal.lines import HASH_CHARS, VERSION, Scan, entry_hash, scan_bytes, scan_file
+from voicehost.journal.lines import HASH_CHARS, VERSION, Entry, Scan, entry_hash, scan_bytes, scan_file
 from voicehost.journal.table import (
     Table,
     last_host_input,
@@ -38,8 +38,8 @@ from voicehost.journal.writer import Journal
 
 __all__ = [
     "HASH_CHARS",
-    "HOST_INPUTS",
     "VERSION",
+    "Entry",
     "Journal",
     "Scan",
     "Table",

@@ -28,7 +28,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from voicehost.errors import JournalError
 from voicehost.rules import RuleOptions, rules_for
@@ -41,6 +41,18 @@ BATCH_WORDS = 200  # words in one line at most
 HASH_CHARS = 10
 _HASH_PREFIX = b',"h":"'
 _SUFFIX_LEN = len(_HASH_PREFIX) + HASH_CHARS + 2      # ,"h":"0123456789"}
+
+
+class Entry(NamedTuple):
+    """One accepted input (or a clock mark: {"type": "tick"}) as the game
+    applied it: its game time and its event, the SPEC's JSON object. A named
+    tuple, so `for t, event in entries` reads as before."""
+
+    t: float
+    event: dict[str, Any]
+
+
+TICK: dict[str, Any] = {"type": "tick"}
 
 
 class TornHeader(JournalError):
@@ -87,7 +99,7 @@ def _on_grid(values: list[float], unit: int) -> list[int] | None:
     return out
 
 
-def word_run(entries: list[tuple[float, dict[str, Any]]]) -> dict[str, Any] | None:
+def word_run(entries: list[Entry]) -> dict[str, Any] | None:
     """Heard words applied one after another, as one line; None when some
     entry is no plain word, or its times are on neither grid."""
     if not entries or not all(_is_word(t, e) for t, e in entries):
@@ -136,7 +148,7 @@ def _run_entries(entry: dict[str, Any]) -> list[dict[str, Any]]:
 def run_of_words(words: list[tuple[str, float, float]]) -> dict[str, Any] | list[list[Any]]:
     """Words (a revision's final words) in the short form of a run, or as
     [word, start, end] lists when their times are on neither grid."""
-    run = word_run([(start, {"type": "word", "word": w, "start": start, "end": end}) for w, start, end in words])
+    run = word_run([Entry(start, {"type": "word", "word": w, "start": start, "end": end}) for w, start, end in words])
     return run if run is not None else [list(word) for word in words]
 
 
@@ -330,9 +342,9 @@ def header_rules(header: dict[str, Any], where: str) -> RuleOptions:
     return rules_for(name, rules, where=f"{where} header")
 
 
-def checked_entry(number: int, entry: dict[str, Any], where: Path) -> tuple[float, dict[str, Any]]:
+def checked_entry(number: int, entry: dict[str, Any], where: Path) -> Entry:
     t, event = entry.get("t"), entry.get("event")
     if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) \
             or not isinstance(event, dict) or set(entry) != {"t", "event"}:
         raise JournalError(f"{where}:{number}: not a journal entry")
-    return float(t), event
+    return Entry(float(t), event)

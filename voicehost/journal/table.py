@@ -1,87 +1,132 @@
-"""The replaying table: a moderator and its journal, undo by rebuilding the
-game without the last host input, and replaying or resuming a journal."""
+"""The journaled game: one game, its accepted inputs and its journal, with one
+apply, one undo and one rebuild. `simulate` and `replay` use it as it is; the
+live table (voicehost.live.table) wraps it with its clock, writer thread and
+speaker; the page reads it through the live table.
+
+The game object is never swapped: an undo rebuilds the game without the last
+host input, a revision replays it from its mark, and the one `Moderator` takes
+the result over in place (`revision.take_over`), so whoever holds `table.game`
+holds the game as it now stands."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from voicehost.errors import GameError, JournalError, JournalWriteError, VoicehostError
 from voicehost.game.events import HOST_INPUTS, Event, Heard, event_to_json
 from voicehost.game.model import Output
 from voicehost.game.moderator import Moderator, new_game
-from voicehost.journal.lines import Scan, checked_entry, header_rules, scan_file
+from voicehost.journal.lines import TICK, Entry, Scan, checked_entry, header_rules, scan_file
+from voicehost.journal.revision import Mark, ReplayRevisions, apply_entry, replay_from, revise, take_over
 from voicehost.journal.writer import Journal
 from voicehost.phrases.words import Word
-from voicehost.revision import ReplayRevisions, apply_entry, replay_from
 from voicehost.rules import RuleOptions
+
+UNDO: dict[str, Any] = {"type": "undo"}
+
+
+class Sink(Protocol):
+    """Where accepted inputs go: a `Journal` (written at once), or the live
+    table's writer thread (voicehost.live.writer)."""
+
+    def write_entry(self, t: float, event: dict[str, Any]) -> None: ...
+
+    def hold(self, t: float, event: dict[str, Any]) -> None: ...
 
 
 class Table:
     """A moderator and its journal: inputs are journaled once they are accepted.
 
     Keeps the accepted inputs in memory too, so the host can undo the last one.
-    Once a journal write failed, every input is refused with that failure."""
+    Once a `Journal` write failed, every input is refused with that failure (a
+    writer thread's failure is the live table's to tell)."""
 
-    def __init__(self, game: Moderator, journal: Journal | None = None,
-                 entries: list[tuple[float, dict[str, Any]]] | None = None) -> None:
+    def __init__(self, game: Moderator, journal: Sink | None = None,
+                 entries: list[Entry] | None = None) -> None:
         self.game = game
         self.journal = journal
-        self.entries: list[tuple[float, dict[str, Any]]] = entries if entries is not None else []
+        self.entries: list[Entry] = entries if entries is not None else []
 
     def _check(self) -> None:
-        if self.journal is not None:
+        if isinstance(self.journal, Journal):
             self.journal.check()
 
-    def apply(self, event: Event, now: float) -> list[Output]:
+    def apply(self, event: Event, now: float, *, hold: bool = False) -> list[Output]:
+        """An input, applied and journaled (`hold`: a heard word that may wait for the next write)."""
         self._check()
         if isinstance(event, Heard):
             event, now = _to_the_millisecond(event, now, self.game.now)
         outputs = self.game.handle(event, now)
-        self._record(now, event_to_json(event))
+        self.record(now, event_to_json(event), hold=hold)
         return outputs
 
-    def advance(self, now: float) -> list[Output]:
+    def advance(self, now: float, *, hold: bool = False) -> list[Output]:
         """Let time pass; journaled only when a timer fired (replay needs just that)."""
         fired = self.game.fired
-        if self.journal is not None and self.journal.failed is not None:
+        if isinstance(self.journal, Journal) and self.journal.failed is not None:
             raise self.journal.failed
         outputs = self.game.advance(now)
         if self.game.fired != fired:
-            self._record(self.game.now, {"type": "tick"})
+            self.record(self.game.now, TICK, hold=hold)
         return outputs
+
+    def record(self, t: float, event: dict[str, Any], *, hold: bool = False) -> None:
+        self.entries.append(Entry(t, event))
+        if self.journal is not None:
+            if hold:
+                self.journal.hold(t, event)
+            else:
+                self.journal.write_entry(t, event)
+
+    # ------------------------------------------------------------ undo, revisions, replay
+
+    def undo_plan(self) -> list[Entry] | None:
+        """The accepted inputs without the last host input (None: there is none),
+        from which `rebuild` makes the game an undo leaves."""
+        index = last_host_input(self.entries)
+        return None if index is None else self.entries[:index] + self.entries[index + 1:]
+
+    def finish_undo(self, rebuilt: Moderator, mark: int, t: float) -> dict[str, Any] | None:
+        """The game takes over `rebuilt` (made without the last host input of
+        the first `mark` entries); what was accepted after `mark` (heard while
+        it was rebuilt) is applied to it first. Journals the undo at `t` (or
+        the rebuilt game's time) and returns the input taken back."""
+        replay_from(rebuilt, self.entries[mark:])
+        index = last_host_input(self.entries[:mark])
+        rebuilt.advance(max(t, rebuilt.now))
+        take_over(self.game, rebuilt)
+        undone = self.entries.pop(index).event if index is not None else None
+        if self.journal is not None:
+            self.journal.write_entry(self.game.now, UNDO)
+        return undone
 
     def undo(self, now: float) -> dict[str, Any]:
         """Take back the last host input: the game is rebuilt without it."""
         self._check()
-        index = last_host_input(self.entries)
-        if index is None:
+        kept = self.undo_plan()
+        if kept is None:
             raise GameError("there is no host input to undo", phase=self.game.where())
-        undone = self.entries[index][1]
-        kept = self.entries[:index] + self.entries[index + 1:]
-        t = max(now, self.game.now)
-        game = rebuild(self.game.rules, kept)
-        game.advance(t)
-        if self.journal:
-            self.journal.write_entry(t, {"type": "undo"})
-        self.game = game
-        self.entries = kept
+        undone = self.finish_undo(rebuild(self.game.rules, kept), len(self.entries), max(now, self.game.now))
+        assert undone is not None
         return undone
 
-    def _record(self, t: float, event: dict[str, Any]) -> None:
-        self.entries.append((t, event))
-        if self.journal:
-            self.journal.write_entry(t, event)
+    def revise(self, at: Mark | None, places: list[int], new: list[Word], now: float) -> list[Output]:
+        """The final words of an utterance in its provisional words' `places`:
+        the game is replayed from the mark; returns the corrections to say."""
+        entries, outputs = revise(self.game, at, self.entries, places, new, now)
+        self.entries[:] = entries
+        return outputs
 
     def close(self) -> None:
         """Close the journal with a last clock mark, so that a resume stands
         where the table stopped, not at its last input."""
         journal = self.journal
-        if journal is None:
+        if not isinstance(journal, Journal):
             return
-        last = self.entries[-1][0] if self.entries else 0.0
+        last = self.entries[-1].t if self.entries else 0.0
         if journal.failed is None and journal.is_open and self.game.now > last:
             try:
-                journal.write_entry(self.game.now, {"type": "tick"})
+                journal.write_entry(self.game.now, TICK)
             except JournalWriteError:
                 pass   # the game stands recorded up to its last input
         journal.close()
@@ -99,14 +144,14 @@ def _to_the_millisecond(event: Heard, now: float, game_now: float) -> tuple[Hear
     return Heard(Word(word.word, start, end, word.conf)), now
 
 
-def last_host_input(entries: list[tuple[float, dict[str, Any]]]) -> int | None:
+def last_host_input(entries: list[Entry]) -> int | None:
     for index in range(len(entries) - 1, -1, -1):
-        if entries[index][1].get("type") in HOST_INPUTS:
+        if entries[index].event.get("type") in HOST_INPUTS:
             return index
     return None
 
 
-def rebuild(rules: RuleOptions, entries: list[tuple[float, dict[str, Any]]]) -> Moderator:
+def rebuild(rules: RuleOptions, entries: list[Entry]) -> Moderator:
     """The game these accepted inputs make; what no longer fits is passed over."""
     game = new_game(rules)
     replay_from(game, entries)
@@ -118,35 +163,31 @@ def replay(path: Path) -> tuple[Moderator, list[Output]]:
     return game, outputs
 
 
-def replay_scan(scan: Scan) -> tuple[Moderator, list[Output], list[tuple[float, dict[str, Any]]]]:
+def replay_scan(scan: Scan) -> tuple[Moderator, list[Output], list[Entry]]:
     path = scan.path
     rules = header_rules(scan.header, f"{path}:1")
-    game = new_game(rules)
+    table = Table(new_game(rules))
     outputs: list[Output] = []
-    entries: list[tuple[float, dict[str, Any]]] = []
-    revisions = ReplayRevisions(rules, path, [e.get("event") for _, e in scan.entries])
+    revisions = ReplayRevisions(path, [e.get("event") for _, e in scan.entries])
     for number, raw in scan.entries:
-        t, event = checked_entry(number, raw, path)
-        revised = revisions.see(number, t, event, game, entries)  # a `revise` entry (voicehost.revision)
+        entry = checked_entry(number, raw, path)
+        revised = revisions.see(number, entry, table.game, table.entries)  # a `revise` entry
         if revised is not None:
-            game, entries = revised
+            table.entries[:] = revised
             continue
-        if event.get("type") == "undo":
-            index = last_host_input(entries)
-            if index is not None:
-                del entries[index]
-            game = rebuild(rules, entries)
-            game.advance(t)
+        if entry.event.get("type") == "undo":
+            kept = table.undo_plan()
+            table.finish_undo(rebuild(rules, table.entries if kept is None else kept), len(table.entries), entry.t)
             continue
         try:
-            outputs += apply_entry(game, t, event)
+            outputs += apply_entry(table.game, entry)
         except VoicehostError as exc:
             raise JournalError(f"{path}:{number}: {' '.join(str(exc).split())}") from None
-        entries.append((t, event))
-    return game, outputs, entries
+        table.entries.append(entry)
+    return table.game, outputs, table.entries
 
 
-def replay_entries(path: Path) -> tuple[Moderator, list[Output], list[tuple[float, dict[str, Any]]]]:
+def replay_entries(path: Path) -> tuple[Moderator, list[Output], list[Entry]]:
     """Rebuild the game a journal describes; a torn tail (a crash mid-write) is left out."""
     return replay_scan(scan_file(Path(path)))
 

@@ -27,6 +27,7 @@ from voicehost.journal.keys import key_path, new_key, write_key
 from voicehost.journal.lines import (
     BATCH_WORDS,
     VERSION,
+    Entry,
     Scan,
     compact,
     encode_line,
@@ -94,7 +95,7 @@ class Journal:
         self.failed: JournalWriteError | None = None
         self.cut = 0             # bytes of a torn tail cut off on resume
         self.scan: Scan | None = None
-        self.held: list[tuple[float, dict[str, Any]]] = []   # heard words and clock marks not yet written
+        self.held: list[Entry] = []   # heard words and clock marks not yet written
         self.writes = 0          # writes that reached the disk (each with its fsync, if on)
         self.key: bytes | None = None   # the key of the checks (None: an older, unkeyed journal)
         self.game: str | None = None    # the game's identity (None: an older journal)
@@ -191,9 +192,9 @@ class Journal:
         """A heard word that changed nothing said, or a clock mark (a timer
         fired: a replay fires it again): written with the next write."""
         self.check()
-        self.held.append((t, event))
+        self.held.append(Entry(t, event))
 
-    def replace_held(self, count: int, entries: list[tuple[float, dict[str, Any]]]) -> None:
+    def replace_held(self, count: int, entries: list[Entry]) -> None:
         """The last `count` held entries give way to `entries` (an utterance's final result)."""
         if count > len(self.held):
             raise ValueError(f"only {len(self.held)} words are held, not {count}")
@@ -208,7 +209,7 @@ class Journal:
         """Held entries as lines, in their order: each stretch of words as runs,
         anything else (a clock mark) as a line of its own."""
         lines: list[dict[str, Any]] = []
-        for is_word, group in groupby(self.held, key=lambda entry: entry[1].get("type") == "word"):
+        for is_word, group in groupby(self.held, key=lambda entry: entry.event.get("type") == "word"):
             stretch = list(group)
             for i in range(0, len(stretch), BATCH_WORDS if is_word else 1):
                 part = stretch[i:i + BATCH_WORDS] if is_word else stretch[i:i + 1]

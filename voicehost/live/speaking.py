@@ -8,17 +8,18 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from voicehost import revision
 from voicehost.audio import AudioError, Clip, Sink
 from voicehost.errors import VoicehostError
 from voicehost.game import narration
 from voicehost.game.model import Output, OutputKind
 from voicehost.game.moderator import Moderator
+from voicehost.journal import revision
 from voicehost.live.clock import Clock
+from voicehost.live.playback import Speaker
 from voicehost.live.texts import live_texts
 from voicehost.phrasebook import verdict_values
 from voicehost.phrases.listener import Nomination, Reason
-from voicehost.tts import Speaker, Voice, VoiceError
+from voicehost.tts import Voice, VoiceError
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +113,7 @@ def _answers(game: Moderator) -> list[Output]:
 
 def corrections(game: Moderator) -> list[str]:
     """The corrections a revision can say about those answers, built as the
-    table builds them (voicehost.revision.correction): each answer made by the
+    table builds them (voicehost.journal.revision.correction): each answer made by the
     final result, and each confirmation it takes back."""
     texts = []
     for answer in _answers(game):

@@ -12,6 +12,7 @@ from voicehost.config import Config
 from voicehost.errors import VoicehostError
 from voicehost.game.moderator import new_game
 from voicehost.live.commands import no_such_player, seats_past_table
+from voicehost.live.playback import Speaker
 from voicehost.live.texts import live_texts
 from voicehost.phrasebook import load_phrasebook
 from voicehost.phrases.grammar import Kind, as_said, load_grammar, normalize
@@ -27,7 +28,7 @@ from voicehost.phrases.listener import (
 )
 from voicehost.phrases.words import Word, words_from_text
 from voicehost.rules import RuleOptions
-from voicehost.tts import Speaker, open_voice
+from voicehost.tts import open_voice
 
 log = logging.getLogger(__name__)
 # Spoken training: after a decided nomination, a silence this long (seconds)

@@ -19,11 +19,13 @@ mark) and the final words ("new"). Replaying a journal takes the same mark
 and does the same replay, so it rebuilds the corrected game. Journals of
 version 3 kept both word lists and no "from": their mark is found as the live
 table found it then (before the first word after a revision or an undo).
-This module holds all of that; the journal's replay loop calls
-`ReplayRevisions.see` once per entry, and `voicehost.live.table.LiveTable`
-calls `mark`, `find_places` and `revise`."""
+This module holds all of that, with the two steps every replay is made of
+(`apply_entry`, `replay_from`); the journaled game (`voicehost.journal.table.Table`)
+calls `mark`, `find_places` and `revise`, and its replay loop `ReplayRevisions.see`
+once per entry."""
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,10 +34,9 @@ from voicehost.errors import JournalError, VoicehostError
 from voicehost.game.events import parse_event
 from voicehost.game.model import Output, OutputKind
 from voicehost.game.moderator import Moderator, new_game
+from voicehost.journal.lines import Entry, run_of_words, words_of_run
 from voicehost.phrases.words import Word, parse_words
-from voicehost.rules import RuleOptions
 
-Entry = tuple[float, dict[str, Any]]
 # A provisional word matches its journaled entry to this many seconds (the
 # journal may keep word times to the millisecond).
 SAME_TIME = 0.002
@@ -56,8 +57,6 @@ def mark(game: Moderator, entries: list[Entry]) -> Mark:
 
 def revise_json(start: int, places: list[int], new: list[Word] | tuple[Word, ...]) -> dict[str, Any]:
     """The journal entry of a revision: the mark, the provisional words' places after it, the final words."""
-    from voicehost.journal.lines import run_of_words  # the journal's package imports this module
-
     return {"type": "revise", "from": start, "old": [p - start for p in places],
             "new": run_of_words([(w.word, w.start, w.end) for w in new])}
 
@@ -76,7 +75,7 @@ def find_places(entries: list[Entry], start: int, old: list[Word] | tuple[Word, 
     places: list[int] = []
     for word in old:
         after = places[-1] + 1 if places else start
-        found = next((i for i in range(after, len(entries)) if _is_word(entries[i][1], word)), None)
+        found = next((i for i in range(after, len(entries)) if _is_word(entries[i].event, word)), None)
         if found is not None:
             places.append(found)
     return places
@@ -89,31 +88,45 @@ def revised_entries(entries: list[Entry], places: list[int], new: list[Word] | t
     out = list(entries)
     fresh = [{"type": "word", **w.to_json()} for w in new]
     if not places:
-        t = entries[-1][0] if entries else 0.0
-        return out + [(max(t, w.start), e) for w, e in zip(new, fresh, strict=True)]
+        t = entries[-1].t if entries else 0.0
+        return out + [Entry(max(t, w.start), e) for w, e in zip(new, fresh, strict=True)]
     for place, event in zip(places, fresh, strict=False):
-        out[place] = (out[place][0], event)
+        out[place] = Entry(out[place].t, event)
     if len(fresh) > len(places):
         at = places[-1] + 1
-        out[at:at] = [(out[places[-1]][0], event) for event in fresh[len(places):]]
+        out[at:at] = [Entry(out[places[-1]].t, event) for event in fresh[len(places):]]
     for place in reversed(places[len(fresh):]):
         del out[place]
     return out
 
 
-def apply_entry(game: Moderator, t: float, event: dict[str, Any]) -> list[Output]:
+def apply_entry(game: Moderator, entry: Entry) -> list[Output]:
     """One accepted input (or clock mark) applied to `game`, as journaled."""
-    if event.get("type") == "tick":
-        return game.advance(t)
-    return game.handle(parse_event(event, game.max_seat), t)
+    if entry.event.get("type") == "tick":
+        return game.advance(entry.t)
+    return game.handle(parse_event(entry.event, game.max_seat), entry.t)
+
+
+def take_over(game: Moderator, other: Moderator) -> None:
+    """`game` becomes the game `other` is, in place: whoever holds `game` (the
+    page, the hub, a terminal) holds the rebuilt or revised game from now on.
+    `other` is left as it was; what never changes (rules, grammar, phrasebook)
+    and the outputs said so far are shared, and whatever in the state names
+    `other` (a speech's listener) names `game` instead."""
+    if other is game:
+        return
+    memo: dict[int, Any] = {id(other): game, id(other.rules): other.rules, id(other.grammar): other.grammar,
+                            id(other.book): other.book, id(other.outputs): list(other.outputs)}
+    for name, value in vars(other).items():
+        setattr(game, name, copy.deepcopy(value, memo))
 
 
 def replay_from(game: Moderator, entries: list[Entry]) -> list[Output]:
     """Apply accepted inputs to `game`; what no longer fits is passed over (as an undo's rebuild)."""
     outputs: list[Output] = []
-    for t, event in entries:
+    for entry in entries:
         try:
-            outputs += apply_entry(game, t, event)
+            outputs += apply_entry(game, entry)
         except VoicehostError:
             continue
     return outputs
@@ -143,21 +156,21 @@ def correction(game: Moderator, before: list[Output], after: list[Output], now: 
     return out + suggest
 
 
-def revise(rules: RuleOptions, at: Mark | None, entries: list[Entry], places: list[int],
+def revise(game: Moderator, at: Mark | None, entries: list[Entry], places: list[int],
            new: list[Word] | tuple[Word, ...], now: float, *,
-           say: bool = True) -> tuple[Moderator, list[Entry], list[Output]]:
+           say: bool = True) -> tuple[list[Entry], list[Output]]:
     """Replay from the mark with the final words in the provisional words'
-    `places`: the revised game, its accepted inputs, and the spoken
-    corrections (none when nothing said changed). `say=False` (a journal's
-    replay) skips the corrections and goes on from the mark's own copy."""
-    start, base = (at.index, at.game) if at is not None else (0, new_game(rules))
+    `places`: `game` (the same object) becomes the revised game; returns its
+    accepted inputs and the spoken corrections (none when nothing said
+    changed). `say=False` (a journal's replay) skips the corrections."""
+    start, base = (at.index, at.game) if at is not None else (0, new_game(game.rules))
     revised = revised_entries(entries, places, new)
     before = replay_from(base.copy(), entries[start:]) if say else []
-    game = base.copy() if say else base
+    take_over(game, base)
     after = replay_from(game, revised[start:])
     t = max(now, game.now)
     after += game.advance(t)   # a timer the final times make due by now (a "пас" that ended the speech)
-    return game, revised, correction(game, before, after, t)
+    return revised, correction(game, before, after, t)
 
 
 class ReplayRevisions:
@@ -171,8 +184,7 @@ class ReplayRevisions:
     only when the journal has such entries (`legacy`; a version 3 journal
     resumed by this voicehost goes on with entries that say it)."""
 
-    def __init__(self, rules: RuleOptions, path: Path, events: list[Any]) -> None:
-        self.rules = rules
+    def __init__(self, path: Path, events: list[Any]) -> None:
         self.path = path
         revisions = [e for e in events if isinstance(e, dict) and e.get("type") == "revise"]
         self.starts = [e["from"] for e in revisions if type(e.get("from")) is int]
@@ -180,10 +192,10 @@ class ReplayRevisions:
         self.mark: Mark | None = None          # for the next revision that names its mark
         self.legacy_mark: Mark | None = None   # for the next one that does not
 
-    def see(self, number: int, t: float, event: dict[str, Any], game: Moderator,
-            entries: list[Entry]) -> tuple[Moderator, list[Entry]] | None:
-        """Called before each entry is replayed. Returns the revised game and
-        entries for a `revise` entry (which is then done), else None."""
+    def see(self, number: int, entry: Entry, game: Moderator, entries: list[Entry]) -> list[Entry] | None:
+        """Called before each entry is replayed. For a `revise` entry, `game`
+        is revised (in place) and its accepted inputs returned; else None."""
+        t, event = entry
         kind = event.get("type")
         if self.legacy:
             if kind == "undo":
@@ -209,9 +221,9 @@ class ReplayRevisions:
                 at = mark(game, entries)
             if self.starts:
                 self.starts.pop(0)
-        game, entries, _ = revise(self.rules, at, entries, places, new, t, say=False)
+        entries, _ = revise(game, at, entries, places, new, t, say=False)
         self.mark = self.legacy_mark = None
-        return game, entries
+        return entries
 
     def _read_legacy(self, event: dict[str, Any], entries: list[Entry]) -> tuple[list[Word], list[int]]:
         """Version 3: both word lists, the provisional words found after the mark."""
@@ -220,8 +232,6 @@ class ReplayRevisions:
         return parse_words(event["new"], "new"), find_places(entries, start, old)
 
     def _read(self, event: dict[str, Any], entries: list[Entry]) -> tuple[list[Word], list[int]]:
-        from voicehost.journal.lines import words_of_run
-
         start, offsets, items = event["from"], event["old"], event["new"]
         run = words_of_run(items)
         if run is not None:
@@ -233,7 +243,7 @@ class ReplayRevisions:
         for offset in offsets:
             place = start + offset if type(offset) is int and offset >= 0 else -1
             if not (start <= place < len(entries)) or (places and place <= places[-1]) \
-                    or entries[place][1].get("type") != "word":
+                    or entries[place].event.get("type") != "word":
                 raise JournalError(f"no provisional word at {offset} after the mark")
             places.append(place)
         new = parse_words([{"word": w, "start": s, "end": e} for w, s, e in items], "new")
