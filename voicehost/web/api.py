@@ -14,7 +14,7 @@ from voicehost.errors import GameError, InputError, JournalWriteError
 from voicehost.export import ExportError, export_text, host_text
 from voicehost.game.events import HOST_INPUTS
 from voicehost.game.protocol import protocol
-from voicehost.journal import Table, last_host_input
+from voicehost.journal import last_host_input
 from voicehost.live import LiveTable
 from voicehost.live.ending import protocol_csv  # one writer for the page and the file
 from voicehost.live.table import TableStopped
@@ -108,7 +108,7 @@ async def api_undo(request: web.Request) -> web.Response:
     index = last_host_input(live.entries)
     if index is None:
         raise Refusal(409, "undo_nothing")
-    what = hub.texts.input(live.entries[index][1])
+    what = hub.texts.input(live.entries[index].event)
     if expected is not None and expected != index:
         raise Refusal(409, "undo_stale", what=what)
     try:
@@ -219,10 +219,9 @@ async def api_export(request: web.Request) -> web.StreamResponse:
     require_reader(request)
     live: LiveTable = request.app[HUB].live
     fmt = request.match_info["fmt"]
-    with live.lock:  # the game and its accepted inputs, as a journal.Table holds them
-        table = Table(live.game, None, list(live.entries))
+    with live.lock:  # the journaled game as it stands: nothing moves while it is read
         try:
-            text = export_text(table, fmt, datetime.now(UTC))
+            text = export_text(live.journaled, fmt, datetime.now(UTC))
         except ExportError as exc:
             return json_error(409, host_text(exc, live.game.rules.phrasebook))
     return web.Response(text=text, content_type="application/json", charset="utf-8",

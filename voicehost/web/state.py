@@ -259,7 +259,7 @@ def _last_input(live: LiveTable, texts: Texts) -> dict[str, Any] | None:
     index = last_host_input(entries)
     if index is None:
         return None
-    return {"n": index, "text": texts.input(entries[index][1])}
+    return {"n": index, "text": texts.input(entries[index].event)}
 
 
 def _window_action(game: Moderator, texts: Texts) -> dict[str, Any] | None:
