@@ -15,7 +15,8 @@ from voicehost.game.moderator import Moderator
 from voicehost.journal import Table
 from voicehost.live import AudioClock, LiveTable
 from voicehost.rules import rules_for
-from voicehost.web.access import COOKIE, Access, Devices, allowed_hosts, devices_file
+from voicehost.web.access import COOKIE, Access, allowed_hosts
+from voicehost.web.devices import Devices, devices_file
 from voicehost.web.lan import lan_address, local_names
 from voicehost.web.server import Hub, make_app
 

@@ -19,7 +19,8 @@ from voicehost.game.moderator import Moderator
 from voicehost.journal import Table
 from voicehost.live import AudioClock, LiveTable
 from voicehost.rules import rules_for
-from voicehost.web.access import PROOF_HEADER, Access, allowed_hosts, b64, pin_key, proof_mac, unb64
+from voicehost.web.access import PROOF_HEADER, Access, allowed_hosts
+from voicehost.web.devices import b64, pin_key, proof_mac, unb64
 from voicehost.web.server import HUB, STATIC, Hub, make_app
 
 SECRETS = re.compile(r"\b(citizen|sheriff|not_sheriff|mafia|don|black|red)\b|Шериф —|— чёрный|— красный"

@@ -33,10 +33,9 @@ from voicehost.web.access import (
     PIN_TRIES_IN_ALL,
     PROOF_HEADER,
     Access,
-    Devices,
     allowed_hosts,
-    proof_mac,
 )
+from voicehost.web.devices import Devices, proof_mac
 from voicehost.web.gate import Gate, GatedSite
 from voicehost.web.texts import TEXTS_KEY
 

@@ -27,7 +27,8 @@ from voicehost.live.evening import Evening
 from voicehost.live.texts import live_texts
 from voicehost.rules import rules_for
 from voicehost.series.store import Series
-from voicehost.web.access import PROOF_HEADER, Access, allowed_hosts, proof_mac
+from voicehost.web.access import PROOF_HEADER, Access, allowed_hosts
+from voicehost.web.devices import proof_mac
 from voicehost.web.series import EVENING_HOURS, EveningPage, SeriesDesk, add_series, fresh_evening, switch_table
 from voicehost.web.server import Hub, make_app
 
@@ -398,7 +399,7 @@ def test_a_crash_and_run_series_again_keep_the_phone_paired(tmp_path):
     async def pair(url: str, base: str) -> Phone:
         phone = Phone(base)
         path, _, fragment = url.partition("#")
-        from voicehost.web.access import unb64
+        from voicehost.web.devices import unb64
 
         phone.key = unb64(fragment)
         answer = await phone.http.post(path, headers={"Origin": base})

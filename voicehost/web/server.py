@@ -20,8 +20,9 @@ from aiohttp import web
 
 from voicehost.errors import VoicehostError
 from voicehost.live import LiveTable
-from voicehost.web.access import ACCESS_KEY, Access, Devices, allowed_hosts, devices_file
+from voicehost.web.access import ACCESS_KEY, Access, allowed_hosts
 from voicehost.web.api import PAGE_INPUTS, add_api
+from voicehost.web.devices import Devices, devices_file
 from voicehost.web.gate import Gate, GatedSite
 from voicehost.web.guard import guard
 from voicehost.web.hub import HUB, Hub, host_socket, overlay_socket, table_socket
