@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +21,19 @@ GAMES = ROOT / "tests" / "games"
 # the sheriff sits at 6.
 ROLES = {"1": "citizen", "2": "mafia", "3": "citizen", "4": "don", "5": "citizen",
          "6": "sheriff", "7": "mafia", "8": "citizen", "9": "citizen", "10": "citizen"}
+
+
+# The longest any one test's event loop may run: a wait that never ends fails
+# the test (naming where it stood) instead of hanging the suite.
+ASYNC_TIMEOUT = 120.0
+
+
+def run_async(coro, timeout: float = ASYNC_TIMEOUT):
+    """`asyncio.run(coro)` with a deadline: every test's loop ends in time."""
+    async def bounded():
+        return await asyncio.wait_for(coro, timeout)
+
+    return asyncio.run(bounded())
 
 
 @pytest.fixture(autouse=True)

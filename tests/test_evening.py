@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_live_runtime import GAME, Process, play_typed
+from tests.liveparts import GAME, Process, play_typed
 from voicehost import cli
 from voicehost.cli import build_parser
 from voicehost.config import load_settings

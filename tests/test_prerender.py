@@ -9,8 +9,7 @@ import re
 import pytest
 
 from tests.conftest import GAMES, ListSink
-from tests.test_games import moderator_outputs
-from tests.test_grammar_data import _said_keys
+from tests.gameparts import moderator_outputs, said_keys
 from voicehost.asr import Revision
 from voicehost.audio import Clip
 from voicehost.game.events import parse_event
@@ -58,7 +57,7 @@ def test_every_key_the_moderator_says_has_its_lines_ready_or_is_named_open_ended
              new_game(rules_for("fiim", {"explain_rejections": True}))]
     ready = [t for g in games for t in fixed_phrases(g) + rare_phrases(g)]
     book = games[0].book
-    keys = _said_keys() | {"correction", "correction_withdrawn"}
+    keys = said_keys() | {"correction", "correction_withdrawn"}
     for key in sorted(keys - OPEN_LINES):
         pattern = _template(book.say[key])
         assert any(pattern.match(t) for t in ready), key

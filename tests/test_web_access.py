@@ -10,7 +10,7 @@ import stat
 from aiohttp.test_utils import TestServer
 
 from tests.conftest import ROLES
-from tests.test_web_api import _in_words, judge_token, page, paired, signing_client
+from tests.webparts import in_words, judge_token, page, paired, signing_client
 from voicehost.game.moderator import Moderator
 from voicehost.journal import Table
 from voicehost.live import AudioClock, LiveTable
@@ -63,7 +63,7 @@ def test_a_paired_device_stays_paired_after_a_restart(tmp_path):
         third.vh.update(key=first.vh["key"])
         third.session.cookie_jar.update_cookies({COOKIE: cookie})
         refused = await third.get("/api/state")
-        assert refused.status == 401 and _in_words((await refused.json())["error"])
+        assert refused.status == 401 and in_words((await refused.json())["error"])
         third.session.cookie_jar.update_cookies({COOKIE: "1.forged"})
         assert (await third.get("/api/state")).status == 401
         await third.close()
@@ -165,7 +165,7 @@ def test_the_link_pairs_but_without_its_fragment_key_the_cookie_does_nothing():
             assert posted.status == 200 and COOKIE in posted.headers["Set-Cookie"]
             for path in ("/api/state", "/api/protocol.csv", "/api/protocol.json"):
                 refused = await client.get(path)
-                assert refused.status == 401 and _in_words((await refused.json())["error"]), path
+                assert refused.status == 401 and in_words((await refused.json())["error"]), path
             csrf = access.devices.sign("csrf", "1")
             act = await client.post("/api/input", json={"type": "foul", "seat": 1},
                                     headers={"Origin": client.origin, "X-CSRF-Token": csrf})

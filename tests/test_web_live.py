@@ -16,7 +16,7 @@ import pytest
 from aiohttp.test_utils import TestServer
 
 from tests.conftest import ROLES
-from tests.test_web_api import judge_token, paired, post, signing_client
+from tests.webparts import judge_token, paired, post, signing_client
 from voicehost.cli import main
 from voicehost.game.model import Phase
 from voicehost.game.moderator import Moderator

@@ -16,16 +16,7 @@ import aiohttp
 from aiohttp import web
 
 from tests.conftest import until
-from tests.test_web_api import (
-    SECRETS,
-    _in_words,
-    judge_token,
-    page,
-    paired,
-    pin_request,
-    post,
-    signing_client,
-)
+from tests.webparts import SECRETS, in_words, judge_token, page, paired, pin_request, post, signing_client
 from voicehost.game.model import Phase
 from voicehost.web import hub as hub_module
 from voicehost.web.access import (
@@ -66,7 +57,7 @@ def test_a_pin_pairs_one_device_then_later_ones_wait_for_a_hosts_approval():
             assert access.pin != pin and access.token != token
             intruder = await _second(client)
             spent, _ = await pin_request(intruder, pin)
-            assert spent.status == 401 and _in_words((await spent.json())["error"])
+            assert spent.status == 401 and in_words((await spent.json())["error"])
             old_link = await intruder.post(f"/pair/{token}", json={}, headers={"Origin": client.origin})
             assert old_link.status == 401
             # The new PIN only puts a device in the queue; it holds nothing until a host says yes.
@@ -85,7 +76,7 @@ def test_a_pin_pairs_one_device_then_later_ones_wait_for_a_hosts_approval():
             refused = await post(client, f"/api/devices/pending/{body['pending']}/refuse", {}, host_view["csrf"])
             assert refused.status == 200 and (await refused.json())["pending"] == []
             turned = await intruder.get(f"/pair/wait/{body['pending']}")
-            assert turned.status == 401 and _in_words((await turned.json())["error"])
+            assert turned.status == 401 and in_words((await turned.json())["error"])
             assert len(access.devices.paired) == 1
             # The next device (the new link) is approved and pairs.
             laptop = await _second(client)
@@ -224,7 +215,7 @@ def test_a_proof_is_for_one_request_once_and_this_server_only():
             stale = f"old.902.{proof_mac(key, 'old', 902, 'POST', '/api/input', body)}"
             refused = await raw.post(url, data=body, headers={**headers, PROOF_HEADER: stale})
             data = await refused.json()
-            assert refused.status == 401 and data["epoch"] == epoch and _in_words(data["error"])
+            assert refused.status == 401 and data["epoch"] == epoch and in_words(data["error"])
             wrong_key = f"{epoch}.903.{proof_mac(b'x' * 32, epoch, 903, 'POST', '/api/input', body)}"
             assert (await raw.post(url, data=body, headers={**headers, PROOF_HEADER: wrong_key})).status == 401
             assert live.game.fouls[1] == 1
@@ -241,7 +232,7 @@ def test_bodies_over_their_limit_are_refused_before_parsing():
             state = await paired(client, access)
             big = b'{"type": "foul", "seat": 1, "x": "' + b"a" * 20_000 + b'"}'
             refused = await post(client, "/api/reveal", {"show": True, "pad": "a" * 2000}, state["csrf"])
-            assert refused.status == 413 and _in_words((await refused.json())["error"])
+            assert refused.status == 413 and in_words((await refused.json())["error"])
 
             async def chunks():
                 for _ in range(40):
@@ -321,7 +312,7 @@ def test_aiohttps_own_refusals_are_json_in_the_tables_words_without_the_request_
                     assert status.startswith(b"HTTP/1.") and status[9:10] == b"4", answer[:200]
                     assert b"application/json" in head, answer[:200]
                     error = json.loads(body)["error"]
-                    assert _in_words(error) and "secret-line" not in error and "HTTP" not in error, error
+                    assert in_words(error) and "secret-line" not in error and "HTTP" not in error, error
                 assert gate.bad_requests >= 3
             finally:
                 await runner.cleanup()
@@ -338,7 +329,7 @@ def test_the_tv_keeps_its_live_channel_when_the_public_slots_are_full(monkeypatc
             full = await client.get("/api/table/ws", headers={"Origin": client.origin, "Connection": "Upgrade",
                                                               "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
                                                               "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="})
-            assert full.status == 429 and _in_words((await full.json())["error"])
+            assert full.status == 429 and in_words((await full.json())["error"])
             tv = await client.ws_connect(f"/api/table/ws?tv={access.devices.tv}", headers={"Origin": client.origin})
             assert json.loads(await asyncio.wait_for(tv.receive_str(), 5))["type"] == "state"
             wrong = await client.get("/api/table/ws?tv=guess", headers={
@@ -401,7 +392,7 @@ def test_lan_serves_https_with_the_tables_own_certificate_and_plain_http_keeps_o
                 for path in ("/pin", f"/pair/{server.access.token}"):
                     refused = await session.post(f"{plain}{path}", json={"pin": server.access.pin},
                                                  headers={"Origin": plain})
-                    assert refused.status == 403 and _in_words((await refused.json())["error"]), path
+                    assert refused.status == 403 and in_words((await refused.json())["error"]), path
                 assert (await session.get(f"{plain}/api/state")).status == 403
                 # Over HTTPS the pairing works and its cookie is Secure (never sent over plain HTTP).
                 token = link.split("/pair/")[1].split("#")[0]
@@ -436,7 +427,7 @@ def test_while_pins_are_closed_a_flood_neither_counts_nor_replaces_the_pin_again
             for _ in range(3 * PIN_TRIES_IN_ALL):
                 junk = await client.post("/pin", data=b"{" + b"9" * 5000 + b"}", headers={
                     "Origin": client.origin, "Content-Type": "application/json"})
-                assert junk.status == 429 and _in_words((await junk.json())["error"])
+                assert junk.status == 429 and in_words((await junk.json())["error"])
             assert access.pin == pin and said == ["pin_replaced"] and access.wrong_in_all == 0
     run(go())
 
@@ -488,7 +479,7 @@ def test_on_the_lan_the_overlays_roles_mode_is_served_over_https_only_and_only_w
                     refused = await session.get(f"{plain}{path}", allow_redirects=False, headers={"Origin": plain})
                     body = await refused.text()
                     assert refused.status == 403 and "Location" not in refused.headers, path
-                    assert key not in body and _in_words(json.loads(body)["error"]), path
+                    assert key not in body and in_words(json.loads(body)["error"]), path
                 shown = await session.get(f"{secure}/overlay/{key}", ssl=context)
                 assert shown.status == 200
                 wrong = await session.get(f"{secure}/overlay/{key[:-1]}x", ssl=context)

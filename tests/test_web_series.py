@@ -18,7 +18,8 @@ from aiohttp.test_utils import TestServer
 from yarl import URL
 
 from tests.conftest import ROLES, series_protocol
-from tests.test_web_api import SECRETS, _in_words, judge_token, paired, post, run, signing_client
+from tests.conftest import run_async as run
+from tests.webparts import SECRETS, in_words, judge_token, paired, post, signing_client
 from voicehost.game.model import Phase
 from voicehost.game.moderator import Moderator
 from voicehost.journal import Journal, Table
@@ -75,7 +76,7 @@ async def refused(response, status: int, *, keywords: bool = False) -> str:
     """One line in the table's words (`keywords`: it may quote the typed command's English keywords)."""
     assert response.status == status, await response.text()
     line = (await response.json())["error"]
-    assert "\n" not in line and (re.search("[а-яА-Я]", line) if keywords else _in_words(line)), line
+    assert "\n" not in line and (re.search("[а-яА-Я]", line) if keywords else in_words(line)), line
     return line
 
 
@@ -126,7 +127,7 @@ def test_seating_from_the_roster_by_lot_and_in_order(tmp_path):
             assert done.status == 200, await done.text()
             body = await done.json()
             assert body["seated"] == {str(i): n for i, n in enumerate(ROSTER[:9] + ["Лёва"], start=1)}
-            assert _in_words(body["message"])
+            assert in_words(body["message"])
             assert hub.live.entries[-1][1]["type"] == "seating"   # journaled as any input
 
             drawn = await post(client, "/api/series/seating", {"names": ROSTER[1:], "draw": True}, csrf)
@@ -184,7 +185,7 @@ def test_protest_and_next_game_only_after_the_end(tmp_path):
             assert calls == ["refile"]   # the series follows the protest, as typed /protest does
             assert "уже записан" in await refused(await post(client, "/api/series/protest", protest, csrf), 409)
             nxt = await post(client, "/api/series/next", {}, csrf)
-            assert nxt.status == 200 and _in_words((await nxt.json())["message"])
+            assert nxt.status == 200 and in_words((await nxt.json())["message"])
             assert calls == ["refile", "new"]
             assert (await post(client, "/api/series/next", {}, csrf)).status == 200   # a second tap while it starts
             assert calls == ["refile", "new"]
@@ -337,7 +338,7 @@ def test_every_host_input_names_itself_on_the_undo_button_in_both_languages():
 
 
 def test_a_table_without_a_series_answers_204_and_the_page_asks_no_more():
-    from tests.test_web_api import page
+    from tests.webparts import page
 
     async def go():
         async with page() as (client, live, access):
@@ -375,7 +376,7 @@ def test_a_crash_and_run_series_again_keep_the_phone_paired(tmp_path):
     import subprocess
     import sys
 
-    from tests.test_web_browser import free_port
+    from tests.browserparts import free_port
 
     Series.create(tmp_path / "series", "vecher", ROSTER, "4mafia")
     (tmp_path / "config.toml").write_text(f'series_dir = "{tmp_path / "series"}"\n', "utf-8")

@@ -8,7 +8,8 @@ import json
 import statistics
 import time
 
-from tests.test_web_api import page, paired, until
+from tests.conftest import until
+from tests.webparts import page, paired
 from voicehost.game.model import Phase
 
 
