@@ -82,19 +82,6 @@ def spoken(t: float, *texts: str, step: float = 0.6) -> tuple:
     return tuple(Word(text, t + i * step, t + i * step + 0.5) for i, text in enumerate(texts))
 
 
-class ListSink:
-    """A stand-in audio device: keeps the clips it was given to play."""
-
-    def __init__(self):
-        self.clips = []
-
-    def play(self, clip):
-        self.clips.append(clip)
-
-    def close(self):
-        pass
-
-
 def run_clock_until(game: Callable[[], Moderator], advance: Callable[[float], object], phase,
                     limit: int = 1000) -> None:
     """Let the clock run to each next deadline until the game reaches `phase`;

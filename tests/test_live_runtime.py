@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROLES, until
+from tests.fakes import FakeRecognizer, FakeSink, FakeVoice
 from tests.liveparts import GAME, Process, play_typed
-from voicehost.audio import AudioError, Clip
+from voicehost.audio import AudioError
 from voicehost.cli import build_parser
 from voicehost.errors import GameError, InputError
 from voicehost.game.model import Phase
@@ -38,37 +39,6 @@ from voicehost.rules import rules_for
 from voicehost.tts import Speaker
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-class FakeVoice:
-    """A stand-in voice (named as a fake): half a second of silence per announcement;
-    `broken` texts raise what a buggy synthesizer would, `garbled` ones yield no audio."""
-
-    name = "fake"
-
-    def __init__(self, broken: tuple[str, ...] = (), garbled: tuple[str, ...] = ()) -> None:
-        self.broken, self.garbled = broken, garbled
-
-    def synthesize(self, text):
-        if text in self.broken:
-            raise RuntimeError("synthesizer bug")
-        if text in self.garbled:
-            yield None
-        yield Clip(b"\0\0" * 8000, 16000)
-
-
-class ListSink:
-    """A stand-in device: keeps the clips and the wall-clock time each started."""
-
-    def __init__(self):
-        self.clips, self.times = [], []
-
-    def play(self, clip):
-        self.times.append(time.monotonic())
-        self.clips.append(clip)
-
-    def close(self):
-        pass
 
 
 def wait_for(condition, timeout: float = 5.0) -> None:
@@ -98,7 +68,7 @@ def test_own_voice_is_an_echo_with_the_default_listen_lag():
     speaker times its playback on the same clock, so the moderator's own
     "спасибо" coming back through the microphone is dropped."""
     rules = rules_for("4mafia", {"mafia_meet_seconds": 0.01, "don_seconds": 0.01, "sheriff_seconds": 0.01})
-    clock, sink = GameClock(), ListSink()
+    clock, sink = GameClock(), FakeSink()
     speaker = supervised_speaker(FakeVoice(), sink, None, clock, lag=1.0, tail=0.3)
     live = LiveTable(new_game(rules), clock, speaker, lag=1.0)
     heard: queue.Queue = queue.Queue()
@@ -109,15 +79,6 @@ def test_own_voice_is_an_echo_with_the_default_listen_lag():
             mic_started.append(time.monotonic())
             while (chunk := heard.get(timeout=10)) is not None:
                 yield chunk
-
-    class FakeRecognizer:
-        """Returns the words a chunk stands for, in audio time."""
-
-        def accept(self, chunk):
-            return list(chunk)
-
-        def finish(self):
-            return []
 
     async def scenario():
         live.bind(asyncio.get_running_loop())
@@ -149,7 +110,7 @@ def test_own_voice_is_an_echo_with_the_default_listen_lag():
 
 
 def test_speaker_survives_a_voice_that_crashes():
-    sink = ListSink()
+    sink = FakeSink()
     speaker = supervised_speaker(FakeVoice(broken=("Десять секунд",), garbled=("Время",)), sink, None, AudioClock())
     for text in ("Слово игроку номер 1", "Десять секунд", "Время", "Слово игроку номер 2"):
         speaker.say(text)
@@ -158,7 +119,7 @@ def test_speaker_survives_a_voice_that_crashes():
     assert [s.text for s in speaker.spoken] == ["Слово игроку номер 1", "Слово игроку номер 2"]
 
 
-class BrokenSink(ListSink):
+class BrokenSink(FakeSink):
     def play(self, clip):
         if not self.clips:
             self.clips.append(None)
@@ -195,7 +156,7 @@ def failing_journal(path: Path, fail_after: int) -> Journal:
 
 
 def test_journal_write_failure_is_loud_spoken_and_stops_inputs(tmp_path):
-    sink = ListSink()
+    sink = FakeSink()
     speaker = Speaker(FakeVoice(), sink, None, lambda: 0.0)
     writer = JournalWriter(tmp_path / "j.jsonl", rules_for("4mafia"),
                            journal=failing_journal(tmp_path / "j.jsonl", fail_after=1))
