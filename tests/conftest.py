@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,22 @@ def run_async(coro, timeout: float = ASYNC_TIMEOUT):
         return await asyncio.wait_for(coro, timeout)
 
     return asyncio.run(bounded())
+
+
+def wait_for(condition, timeout: float = 5.0) -> None:
+    """Until `condition()` holds (another thread's work is done), or fail at `timeout`."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+async def async_wait_for(condition, timeout: float = 5.0) -> None:
+    """Until `condition()` holds, the loop running meanwhile, or fail at `timeout`."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.01)
 
 
 @pytest.fixture(autouse=True)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_async
 from tests.fakes import FakeMicrophone, FakeRecognizer, FakeSpeaker
 from tests.liveparts import GAME, Process, play_typed
 from voicehost import cli
@@ -87,7 +88,7 @@ def undo(live: LiveTable, terminal: Terminal) -> None:
     async def run() -> None:
         live.bind(asyncio.get_running_loop())
         await terminal.undo()
-    asyncio.run(asyncio.wait_for(run(), 10))
+    run_async(run(), 10)
 
 
 def test_an_undo_is_said_to_the_table():

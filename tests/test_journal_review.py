@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROLES, day_table, spoken
+from tests.conftest import ROLES, day_table, run_async, spoken
 from tests.fakes import FakeSpeaker
 from voicehost.asr import Revision
 from voicehost.errors import JournalError
@@ -135,14 +135,16 @@ def test_a_resumed_version_3_journal_with_a_new_revision_still_replays(tmp_path)
 
 def test_words_and_a_revision_heard_while_an_undo_rebuilds_replay_as_played(tmp_path, monkeypatch):
     import asyncio
-    import time
+    import threading
 
     import voicehost.live.table as live_table
 
     real = live_table.rebuild
+    started, release = threading.Event(), threading.Event()
 
-    def slow_rebuild(rules, kept):
-        time.sleep(0.2)
+    def slow_rebuild(rules, kept):   # a rebuild that lasts until the test has said its words
+        started.set()
+        assert release.wait(10), "the test never let the rebuild finish"
         return real(rules, kept)
 
     monkeypatch.setattr(live_table, "rebuild", slow_rebuild)
@@ -158,17 +160,18 @@ def test_words_and_a_revision_heard_while_an_undo_rebuilds_replay_as_played(tmp_
     async def scenario():
         live.bind(asyncio.get_running_loop())
         undo = asyncio.create_task(live.undo_async())
-        await asyncio.sleep(0.05)
+        assert await asyncio.wait_for(asyncio.to_thread(started.wait, 5), 6)
         assert live.undoing
         live.hear(spoken(t + 4, "выставляю", "семь"))      # answered by the old game while rebuilding
         live.hear([Revision(partial, spoken(t + 2, "ну", "думаю", "пас"))])   # a revision during the undo
-        await undo
+        release.set()
+        await asyncio.wait_for(undo, 10)
         late = spoken(t + 8, "я")
         live.hear(late)
         live.hear([Revision(late, spoken(t + 8, "я", "спасибо"))])
         await live.synced()
 
-    asyncio.run(scenario())
+    run_async(scenario())
     played = live.game
     live.close()
     replays_as_played(path, played)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROLES, until
+from tests.conftest import ROLES, async_wait_for, run_async, until
 from tests.fakes import FakeRecognizer, FakeSink, FakeVoice
 from tests.liveparts import GAME, Process, play_typed
 from voicehost.audio import AudioError
@@ -39,20 +39,6 @@ from voicehost.rules import rules_for
 from voicehost.tts import Speaker
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def wait_for(condition, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
-
-
-async def async_wait_for(condition, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.01)
 
 
 def typed_table(ruleset: str = "4mafia", out: io.StringIO | None = None, **terminal) -> tuple[LiveTable, Terminal]:
@@ -102,7 +88,7 @@ def test_own_voice_is_an_echo_with_the_default_listen_lag():
             heard.put(None)
             await asyncio.get_running_loop().run_in_executor(None, thread.join, 10)
 
-    asyncio.run(asyncio.wait_for(scenario(), 30))
+    run_async(scenario(), 30)
     speaker.close()
 
 
@@ -211,7 +197,7 @@ def test_undo_rebuilds_off_the_loop_and_tells_what_it_took_back():
     async def undo():
         live.bind(asyncio.get_running_loop())
         await terminal.undo()
-    asyncio.run(asyncio.wait_for(undo(), 10))
+    run_async(undo(), 10)
     assert live.game.fouls[3] == 0 and live.game.floor.seat == 1
     assert "Отменено: /foul 3" in out.getvalue()
     with pytest.raises(GameError, match="Отменять нечего"):
@@ -242,7 +228,7 @@ def test_during_an_undo_host_inputs_wait_and_words_are_kept(monkeypatch):
         return await asyncio.wait_for(undo, 10)
 
     monkeypatch.setattr("voicehost.live.table.rebuild", rebuild_slowly)
-    undone = asyncio.run(asyncio.wait_for(scenario(), 20))
+    undone = run_async(scenario(), 20)
     assert undone == {"type": "foul", "seat": 3}
     assert live.game.fouls[3] == 0 and live.game.fouls[5] == 0
     assert live.game.today == [7] and live.game.floor.seat == 2  # the words heard during the undo count
@@ -263,7 +249,7 @@ def test_microphone_words_are_posted_to_the_loop():
         thread.start()
         thread.join(5)
         await async_wait_for(lambda: live.game.floor.seat == 2)
-    asyncio.run(asyncio.wait_for(scenario(), 10))
+    run_async(scenario(), 10)
     assert owner and all(t is threading.main_thread() for t in owner)
 
 

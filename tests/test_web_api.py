@@ -7,15 +7,11 @@ import asyncio
 import json
 import re
 
-from tests.conftest import ROLES, until
+from tests.conftest import ROLES, run_async, until
 from tests.webparts import SECRETS, in_words, page, paired, pin_request, post
 from voicehost.game.model import Phase
 from voicehost.live import LiveTable
 from voicehost.web.server import HUB, STATIC
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 def test_no_cookie_is_401():
@@ -25,7 +21,7 @@ def test_no_cookie_is_401():
                 assert (await client.get(path)).status == 401, path
             assert (await post(client, "/api/input", {"type": "foul", "seat": 1}, csrf="x")).status == 401
             assert (await client.get("/api/ws", headers={"Origin": client.origin})).status == 401
-    run(go())
+    run_async(go())
 
 
 def test_pairing_token_is_one_time_and_leaves_the_url():
@@ -39,7 +35,7 @@ def test_pairing_token_is_one_time_and_leaves_the_url():
             spent = await client.post(f"/pair/{token}", headers={"Origin": client.origin})
             assert spent.status == 401 and "Ссылка уже использована" in (await spent.json())["error"]
             assert (await client.get("/api/state")).status == 401
-    run(go())
+    run_async(go())
 
 
 def test_wrong_pins_slow_down_only_that_client_with_a_growing_pause():
@@ -67,7 +63,7 @@ def test_wrong_pins_slow_down_only_that_client_with_a_growing_pause():
             assert access.pin_wait("127.0.0.1") == 0
             access.failures["10.0.0.66"] = (9, now[0] + 600)
             assert access.pin_wait("127.0.0.1") == 0 and access.pin_wait("10.0.0.66") == 600
-    run(go())
+    run_async(go())
 
 
 def test_bad_pin_bodies_are_refused_in_words_and_count_as_wrong_pins():
@@ -87,7 +83,7 @@ def test_bad_pin_bodies_are_refused_in_words_and_count_as_wrong_pins():
             response = await client.post("/pin", data=b'{"pin": 123456}', headers={
                 "Origin": client.origin, "Content-Type": "application/json"})
             assert response.status == 429 and in_words((await response.json())["error"])
-    run(go())
+    run_async(go())
 
 
 def test_foreign_origin_and_host_are_refused():
@@ -105,7 +101,7 @@ def test_foreign_origin_and_host_are_refused():
             rebinding = await client.get("/table", headers={"Host": "attacker.example:80"})
             assert rebinding.status == 421
             assert live.game.fouls[1] == 0
-    run(go())
+    run_async(go())
 
 
 def test_csrf_token_required_on_posts():
@@ -116,7 +112,7 @@ def test_csrf_token_required_on_posts():
             assert (await post(client, "/api/input", {"type": "foul", "seat": 1}, "wrong")).status == 403
             good = await post(client, "/api/input", {"type": "foul", "seat": 1}, state["csrf"])
             assert good.status == 200 and live.game.fouls[1] == 1
-    run(go())
+    run_async(go())
 
 
 def test_security_headers_everywhere():
@@ -128,7 +124,7 @@ def test_security_headers_everywhere():
                 assert csp.startswith("default-src 'self'"), path
                 assert response.headers["X-Content-Type-Options"] == "nosniff"
                 assert response.headers["X-Frame-Options"] == "DENY"
-    run(go())
+    run_async(go())
 
 
 def test_assets_are_local_only():
@@ -164,7 +160,7 @@ def test_invalid_input_is_4xx_with_the_reason_and_changes_nothing():
             bad_json = await client.post("/api/input", data="{", headers={
                 "Origin": client.origin, "X-CSRF-Token": csrf, "Content-Type": "application/json"})
             assert bad_json.status == 400
-    run(go())
+    run_async(go())
 
 
 def test_vote_entry_and_undo_through_the_page():
@@ -196,7 +192,7 @@ def test_vote_entry_and_undo_through_the_page():
             foul = await post(client, "/api/input", {"type": "foul", "seat": 2}, csrf)
             undo = await post(client, "/api/undo", {"n": (await foul.json())["last_input"]["n"]}, csrf)
             assert (await undo.json())["message"] == "Отменено: фол игроку 2" and live.game.fouls[2] == 0
-    run(go())
+    run_async(go())
 
 
 def _words(live: LiveTable, text: str):
@@ -219,7 +215,7 @@ def test_forbidden_word_suggestion_with_one_tap_foul():
                                   state["csrf"])
             assert response.status == 200 and live.game.fouls[1] == 1
             assert (await response.json())["suggestions"] == []
-    run(go())
+    run_async(go())
 
 
 def test_roles_hidden_until_revealed():
@@ -229,7 +225,7 @@ def test_roles_hidden_until_revealed():
             assert all("role" not in seat for seat in state["seats"])
             shown = await (await post(client, "/api/reveal", {"show": True}, state["csrf"])).json()
             assert [s["role"] for s in shown["seats"]][:4] == ["citizen", "mafia", "citizen", "don"]
-    run(go())
+    run_async(go())
 
 
 def test_protocol_downloads():
@@ -240,7 +236,7 @@ def test_protocol_downloads():
             assert data["ruleset"] == "4mafia" and set(data["points"]) == {str(s) for s in range(1, 11)}
             csv_text = await (await client.get("/api/protocol.csv")).text()
             assert csv_text.splitlines()[0] == "seat,role,points,fouls,eliminated,cause,when"
-    run(go())
+    run_async(go())
 
 
 def test_table_view_never_carries_a_secret():
@@ -254,7 +250,7 @@ def test_table_view_never_carries_a_secret():
             until(live, Phase.DON_CHECK)
             seen = []
             ws = await client.ws_connect("/api/table/ws", headers={"Origin": client.origin})
-            seen.append(await ws.receive_str())
+            seen.append(await asyncio.wait_for(ws.receive_str(), 5))
             assert (await post(client, "/api/input", {"type": "don_check", "seat": 6}, csrf)).status == 200
             until(live, Phase.SHERIFF_CHECK)   # the don's window runs its full time (SPEC §5)
             assert (await post(client, "/api/input", {"type": "sheriff_check", "seat": 2}, csrf)).status == 200
@@ -273,7 +269,7 @@ def test_table_view_never_carries_a_secret():
             for text in seen:
                 decoded = json.dumps(json.loads(text), ensure_ascii=False) if text.startswith("{") else text
                 assert not SECRETS.search(decoded), SECRETS.search(decoded)
-    run(go())
+    run_async(go())
 
 
 def test_the_deal_can_be_entered_on_the_page():
@@ -285,7 +281,7 @@ def test_the_deal_can_be_entered_on_the_page():
             assert bad.status == 409 and in_words((await bad.json())["error"])
             good = await post(client, "/api/input", {"type": "setup", "roles": ROLES}, state["csrf"])
             assert good.status == 200 and (await good.json())["phase_id"] == "mafia_meeting"
-    run(go())
+    run_async(go())
 
 
 def test_the_board_labels_each_vote_round_and_shows_nothing_of_the_night():
@@ -317,7 +313,7 @@ def test_the_board_labels_each_vote_round_and_shows_nothing_of_the_night():
             out = {s["seat"]: s.get("out") for s in board["seats"]}
             assert out[7] == {"cause": "vote", "how": "голосование", "when": "день 1"}
             assert all(out[s] is None for s in out if s != 7)
-    run(go())
+    run_async(go())
 
 
 def test_captions_carry_the_speakers_words_with_the_accepted_nomination_marked():
@@ -336,7 +332,7 @@ def test_captions_carry_the_speakers_words_with_the_accepted_nomination_marked()
             assert texts.index("выставлен игрок 7") > texts.index("седьмого")
             host = await (await client.get("/api/state")).json()
             assert host["captions"] == caption
-    run(go())
+    run_async(go())
 
 
 def test_the_overlays_roles_mode_is_only_behind_its_link_and_delayed():
@@ -383,7 +379,7 @@ def test_the_overlays_roles_mode_is_only_behind_its_link_and_delayed():
             public_state = await asyncio.wait_for(ws.receive_str(), 5)
             await ws.close()
             assert not SECRETS.search(json.dumps(json.loads(public_state), ensure_ascii=False))
-    run(go())
+    run_async(go())
 
 
 def test_the_overlay_delay_is_a_setting(tmp_path):
@@ -413,4 +409,4 @@ def test_the_host_nominates_by_hand_from_the_page():
             assert answer.status == 200 and (await answer.json())["nominations"] == [7]
             again = await post(client, "/api/input", {"type": "nominate", "seat": 8}, state["csrf"])
             assert again.status == 409 and "уже выставлял" in (await again.json())["error"]
-    run(go())
+    run_async(go())

@@ -9,7 +9,7 @@ import random
 
 from aiohttp import WSServerHandshakeError
 
-from tests.conftest import until
+from tests.conftest import run_async, until
 from tests.webparts import in_words, page, paired
 from voicehost.game.model import Phase
 
@@ -97,7 +97,7 @@ def test_malformed_bodies_to_every_host_endpoint_never_500_and_change_nothing():
             assert all(code < 500 for code in statuses)
             print("statuses", sorted(statuses.items()))
             assert len(statuses) >= 4  # refused for many different reasons, not one gate
-    asyncio.run(go())
+    run_async(go())
 
 
 def _hub_key():
@@ -140,7 +140,7 @@ def test_the_issue_9_bodies_one_by_one():
                 assert missing.status == 404 and in_words(await missing.text()), path
             shown = await (await client.get("/api/state")).json()
             assert all("role" not in seat for seat in shown["seats"])  # {"show": "no"} revealed nothing
-    asyncio.run(go())
+    run_async(go())
 
 
 def test_idle_live_channels_are_capped_and_the_host_is_still_served():
@@ -167,4 +167,4 @@ def test_idle_live_channels_are_capped_and_the_host_is_still_served():
             assert asyncio.get_running_loop().time() - started < 5
             for ws in [*sockets, host_ws]:
                 await ws.close()
-    asyncio.run(go())
+    run_async(go())

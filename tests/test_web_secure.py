@@ -15,7 +15,7 @@ import stat
 import aiohttp
 from aiohttp import web
 
-from tests.conftest import until
+from tests.conftest import run_async, until
 from tests.webparts import SECRETS, in_words, judge_token, page, paired, pin_request, post, signing_client
 from voicehost.game.model import Phase
 from voicehost.web import hub as hub_module
@@ -29,10 +29,6 @@ from voicehost.web.access import (
 from voicehost.web.devices import Devices, proof_mac
 from voicehost.web.gate import Gate, GatedSite
 from voicehost.web.texts import TEXTS_KEY
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 async def _second(client):
@@ -84,7 +80,7 @@ def test_a_pin_pairs_one_device_then_later_ones_wait_for_a_hosts_approval():
             assert state["readonly"] is False and len(access.devices.paired) == 2
             for other in (intruder, stranger, laptop):
                 await other.close()
-    run(go())
+    run_async(go())
 
 
 def test_a_judge_cannot_approve_a_waiting_device():
@@ -104,7 +100,7 @@ def test_a_judge_cannot_approve_a_waiting_device():
             assert tried.status == 403 and access.pending[ident].cookie is None
             await judge.close()
             await phone.close()
-    run(go())
+    run_async(go())
 
 
 # ----------------------------------------------------------------- S4
@@ -146,7 +142,7 @@ def test_the_global_limit_holds_over_http_whatever_the_client_address():
             response, _ = await pin_request(client, "000000" if pin != "000000" else "111111")
             assert response.status == 429 and access.pin != pin  # this client's first try ended the PIN
             assert (await pin_request(client, access.pin))[0].status == 429
-    run(go())
+    run_async(go())
 
 
 # ----------------------------------------------------------------- S5
@@ -189,7 +185,7 @@ def test_the_judge_device_never_reads_a_role():
             host = await (await client.get("/api/state")).json()
             assert host["answers"]["items"]  # the host does see them
             await judge.close()
-    run(go())
+    run_async(go())
 
 
 # ----------------------------------------------------------------- S1: proofs
@@ -220,7 +216,7 @@ def test_a_proof_is_for_one_request_once_and_this_server_only():
             assert (await raw.post(url, data=body, headers={**headers, PROOF_HEADER: wrong_key})).status == 401
             assert live.game.fouls[1] == 1
             await raw.close()
-    run(go())
+    run_async(go())
 
 
 # ----------------------------------------------------------------- H1
@@ -245,7 +241,7 @@ def test_bodies_over_their_limit_are_refused_before_parsing():
                                                                "Content-Type": "application/json"})
             assert pin.status == 413 and access.failures["127.0.0.1"][0] == 1
             assert live.game.fouls[1] == 0
-    run(go())
+    run_async(go())
 
 
 # ----------------------------------------------------------------- H2, H3 (a real gated site)
@@ -294,7 +290,7 @@ def test_connections_are_capped_per_address_and_a_silent_one_is_closed():
                     w.close()
             finally:
                 await runner.cleanup()
-    run(go())
+    run_async(go())
 
 
 def test_aiohttps_own_refusals_are_json_in_the_tables_words_without_the_request_line():
@@ -316,7 +312,7 @@ def test_aiohttps_own_refusals_are_json_in_the_tables_words_without_the_request_
                 assert gate.bad_requests >= 3
             finally:
                 await runner.cleanup()
-    run(go())
+    run_async(go())
 
 
 def test_the_tv_keeps_its_live_channel_when_the_public_slots_are_full(monkeypatch):
@@ -338,7 +334,7 @@ def test_the_tv_keeps_its_live_channel_when_the_public_slots_are_full(monkeypatc
             assert wrong.status == 429
             for ws in (*crowd, tv):
                 await ws.close()
-    run(go())
+    run_async(go())
 
 
 # ----------------------------------------------------------------- S1: HTTPS on the LAN
@@ -407,10 +403,10 @@ def test_lan_serves_https_with_the_tables_own_certificate_and_plain_http_keeps_o
             writer.close()
         return fingerprint, link, table
 
-    first, _, table = run(serve_once(False))
+    first, _, table = run_async(serve_once(False))
     kept = tls_file(journal)
     assert stat.S_IMODE(kept.stat().st_mode) == 0o600 and "PRIVATE KEY" in kept.read_text()
-    again, _, table_again = run(serve_once(True))  # resumed: the same certificate, the same TV link
+    again, _, table_again = run_async(serve_once(True))  # resumed: the same certificate, the same TV link
     assert again == first and table_again.split("?")[1] == table.split("?")[1]
     assert Devices(journal.with_name(journal.name + ".devices")).tv in table
 
@@ -429,7 +425,7 @@ def test_while_pins_are_closed_a_flood_neither_counts_nor_replaces_the_pin_again
                     "Origin": client.origin, "Content-Type": "application/json"})
                 assert junk.status == 429 and in_words((await junk.json())["error"])
             assert access.pin == pin and said == ["pin_replaced"] and access.wrong_in_all == 0
-    run(go())
+    run_async(go())
 
 
 def test_the_last_connection_places_are_kept_for_paired_devices_and_the_tv():
@@ -492,4 +488,4 @@ def test_on_the_lan_the_overlays_roles_mode_is_served_over_https_only_and_only_w
             await server.cleanup()
             writer.close()
 
-    run(serve())
+    run_async(serve())

@@ -18,7 +18,7 @@ async def main() -> None:
         state = await paired(client, access)
         until(live, Phase.SPEECH)
         ws = await client.ws_connect("/api/ws", headers={"Origin": client.origin})
-        await ws.receive_str()
+        await asyncio.wait_for(ws.receive_str(), 5)
         times = []
         for i in range(40):
             seat = 1 + (i // 2) % 9
