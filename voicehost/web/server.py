@@ -32,8 +32,6 @@ from voicehost.web.series import SeriesDesk, add_series
 from voicehost.web.texts import TEXTS_KEY, Texts
 from voicehost.web.tls import table_certificate, tls_file
 
-ACCESS = ACCESS_KEY
-
 
 def make_app(live: LiveTable, access: Access, hub: Hub, out: TextIO, pair_url: Callable[[], str],
              base_url: Callable[[], str] | None = None, gate: Gate | None = None,
@@ -188,5 +186,5 @@ async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port:
     return PageServer(runner, pump, access, base())
 
 
-__all__ = ["ACCESS", "HUB", "PAGE_INPUTS", "STATIC", "Hub", "PageServer", "lan_address", "make_app", "render_page",
+__all__ = ["HUB", "PAGE_INPUTS", "STATIC", "Hub", "PageServer", "lan_address", "make_app", "render_page",
            "start_server"]
