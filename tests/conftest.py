@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +22,35 @@ GAMES = ROOT / "tests" / "games"
 # the sheriff sits at 6.
 ROLES = {"1": "citizen", "2": "mafia", "3": "citizen", "4": "don", "5": "citizen",
          "6": "sheriff", "7": "mafia", "8": "citizen", "9": "citizen", "10": "citizen"}
+
+
+# The longest any one test's event loop may run: a wait that never ends fails
+# the test (naming where it stood) instead of hanging the suite.
+ASYNC_TIMEOUT = 120.0
+
+
+def run_async(coro, timeout: float = ASYNC_TIMEOUT):
+    """`asyncio.run(coro)` with a deadline: every test's loop ends in time."""
+    async def bounded():
+        return await asyncio.wait_for(coro, timeout)
+
+    return asyncio.run(bounded())
+
+
+def wait_for(condition, timeout: float = 5.0) -> None:
+    """Until `condition()` holds (another thread's work is done), or fail at `timeout`."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+async def async_wait_for(condition, timeout: float = 5.0) -> None:
+    """Until `condition()` holds, the loop running meanwhile, or fail at `timeout`."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.01)
 
 
 @pytest.fixture(autouse=True)
@@ -66,19 +97,6 @@ def spoken(t: float, *texts: str, step: float = 0.6) -> tuple:
     from voicehost.phrases.words import Word
 
     return tuple(Word(text, t + i * step, t + i * step + 0.5) for i, text in enumerate(texts))
-
-
-class ListSink:
-    """A stand-in audio device: keeps the clips it was given to play."""
-
-    def __init__(self):
-        self.clips = []
-
-    def play(self, clip):
-        self.clips.append(clip)
-
-    def close(self):
-        pass
 
 
 def run_clock_until(game: Callable[[], Moderator], advance: Callable[[float], object], phase,

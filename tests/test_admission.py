@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import ROLES, Play
-from tests.test_properties import RandomCityGame, RandomGame
+from tests.conftest import ROLES, Play, run_async
+from tests.randomgames import RandomCityGame, RandomGame
 from voicehost.errors import GameError, InputError
 from voicehost.game.events import parse_event
 from voicehost.game.model import Phase
@@ -159,9 +159,9 @@ def test_every_refusal_key_the_core_raises_is_in_both_phrasebooks():
 
 
 def test_page_gets_the_refusal_in_the_tables_language():
-    import asyncio
 
-    from tests.test_web_api import page, paired, post, until
+    from tests.conftest import until
+    from tests.webparts import page, paired, post
 
     async def go():
         async with page() as (client, live, access):
@@ -172,4 +172,4 @@ def test_page_gets_the_refusal_in_the_tables_language():
             # What the page shows is in the table's language only (the English reason goes to the log).
             assert response.status == 409 and body["error"] == body["refusal"] == "Игра не на паузе"
 
-    asyncio.run(asyncio.wait_for(go(), timeout=60))
+    run_async(go(), 60)

@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_live_runtime import GAME, Process, play_typed
+from tests.conftest import run_async
+from tests.fakes import FakeMicrophone, FakeRecognizer, FakeSpeaker
+from tests.liveparts import GAME, Process, play_typed
 from voicehost import cli
 from voicehost.cli import build_parser
 from voicehost.config import load_settings
@@ -82,29 +84,16 @@ def test_a_pause_mid_floor_keeps_the_floors_time():
 # ------------------------------------------------------------------ the undo, said
 
 
-class HeardSpeaker:
-    """A stand-in speaker (named as a fake): keeps what it was told to say, and to whom."""
-
-    def __init__(self) -> None:
-        self.lines: list[tuple[str, bool]] = []
-
-    def say(self, text: str, *, private: bool = False, at: float = 0.0) -> None:
-        self.lines.append((text, private))
-
-    def is_echo(self, start: float, end: float) -> bool:
-        return False
-
-
 def undo(live: LiveTable, terminal: Terminal) -> None:
     async def run() -> None:
         live.bind(asyncio.get_running_loop())
         await terminal.undo()
-    asyncio.run(asyncio.wait_for(run(), 10))
+    run_async(run(), 10)
 
 
 def test_an_undo_is_said_to_the_table():
     live, terminal = typed()
-    live.speaker = speaker = HeardSpeaker()
+    live.speaker = speaker = FakeSpeaker()
     for line in ("/roles d4 m2 m7 s6", "<80>", *["/foul 3"] * 4):
         terminal.handle(line)
     assert speaker.lines[-1] == ("Игрок номер 3 получает четвёртое замечание и покидает игру", False)
@@ -116,7 +105,7 @@ def test_an_undo_is_said_to_the_table():
 
 def test_an_undone_night_input_is_said_to_the_host_only():
     live, terminal = typed()
-    live.speaker = speaker = HeardSpeaker()
+    live.speaker = speaker = FakeSpeaker()
     for line in ("/roles d4 m2 m7 s6", "<80>", *["/next"] * 10, "/votes", "<70>", "/shot 5"):
         try:
             terminal.handle(line)
@@ -129,7 +118,7 @@ def test_an_undone_night_input_is_said_to_the_host_only():
 
 def test_a_ukrainian_table_hears_its_undo_in_ukrainian():
     live, terminal = typed("ua-club")
-    live.speaker = speaker = HeardSpeaker()
+    live.speaker = speaker = FakeSpeaker()
     for line in ("/roles d4 m2 m7 s6", "<80>", "/foul 3"):
         terminal.handle(line)
     undo(live, terminal)
@@ -269,7 +258,7 @@ def test_the_restored_line_is_spoken_and_the_pause_journaled(tmp_path):
     code, out, journal = play_typed(tmp_path, ["/roles d4 m2 m7 s6", "<85>", "/quit"])
     game, writer, entries, _ = open_table(rules_for("4mafia"), journal, resume=True)
     live = LiveTable(game, AudioClock(start_at=game.now), journal=writer, entries=entries)
-    live.speaker = speaker = HeardSpeaker()
+    live.speaker = speaker = FakeSpeaker()
     live.restore()
     live.close()
     assert speaker.lines == [("Игра восстановлена после сбоя", False), ("Пауза", False)]
@@ -410,38 +399,13 @@ def test_train_without_a_voice_or_model_prints_no_english(tmp_path):
     assert not re.search("[A-Za-z]{4,}", proc.stdout.replace("voicehost models download", ""))
 
 
-class FakeRecognizer:
-    """A stand-in recognizer (named as a fake): each chunk is one word, its times given."""
-
-    audio_time = 0.0
-
-    def accept(self, chunk):
-        return [chunk]
-
-    def finish(self):
-        return []
-
-
-class FakeSource:
-    """A stand-in microphone (named as a fake): yields the given words as chunks."""
-
-    def __init__(self, words):
-        self.words = words
-
-    def chunks(self):
-        yield from self.words
-
-    def close(self):
-        pass
-
-
 def test_spoken_training_judges_phrases_as_typed_ones():
     coach = trainer()
     said_words = [Word("выставляю", 0.0, 0.5), Word("седьмого", 0.6, 1.0), Word("выставляю", 1.2, 1.6),
                   Word("восьмого", 1.7, 2.0),                       # the same breath: a second nomination
                   Word("выставляю", 5.0, 5.4), Word("девятого", 5.5, 5.9),   # after a silence: a new phrase
                   Word("честно", 6.0, 6.3)]
-    coach.microphone(FakeRecognizer(), FakeSource(said_words))
+    coach.microphone(FakeRecognizer(), FakeMicrophone(said_words))
     assert coach.out.getvalue().splitlines()[1:] == [
         "Принят номер 7", "Не принято: вы уже выставили кандидатуру сегодня", "Принят номер 9",
         "Запрещённое слово «честно» (правило 3.6.10): ведущий может дать за него фол"]

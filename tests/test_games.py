@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import GAMES
+from tests.gameparts import moderator_outputs
 from voicehost.cli import main
 
 SCRIPTS = sorted(GAMES.glob("*.jsonl"))
@@ -38,18 +39,6 @@ def test_game_script(script, tmp_path, capsys):
     # The CLI prints announcements sorted by time; the moderator itself must emit them in order.
     times = [o.t for o in moderator_outputs(script, expect["args"])]
     assert times == sorted(times)
-
-
-def moderator_outputs(script: Path, args: list[str]) -> list:
-    """The announcements as the moderator emits them, before the CLI sorts anything."""
-    from voicehost.rules import rules_for
-    from voicehost.simulate import load_script
-    from voicehost.simulate import simulate as play
-
-    name = args[args.index("--ruleset") + 1] if "--ruleset" in args else "4mafia"
-    overrides = dict(a.split("=", 1) for a in args[args.index("--set") + 1:][:1]) if "--set" in args else {}
-    lines, where = load_script(script)
-    return [o for o in play(lines, rules_for(name, overrides or None), where).outputs if o.kind == "say"]
 
 
 def test_scripts_cover_every_cause_and_winner(tmp_path, capsys):

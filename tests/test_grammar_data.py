@@ -6,12 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.gameparts import said_keys
 from voicehost.paths import GRAMMARS
 from voicehost.phrasebook import load_phrasebook
 from voicehost.phrases.grammar import Kind, load_grammar, normalize
 from voicehost.rules import KEYS, load_preset, preset_names
-
-MODERATOR = Path(__file__).resolve().parent.parent / "voicehost" / "game" / "moderator.py"
 
 
 @pytest.mark.parametrize("lang", ["ru", "uk"])
@@ -56,36 +55,8 @@ def test_grammars_load_and_fillers_are_not_numbers(name):
     assert grammar.forbidden and grammar.thanks and grammar.passes
 
 
-def _said_keys() -> set[str]:
-    """Every phrasebook key the moderator can say: first arguments of say and
-    no_vote in the game's modules (constants or either branch of a conditional),
-    its key tables, and every variant's winners."""
-    import ast
-
-    from voicehost.game import narration
-    from voicehost.game.city import CityVariant
-    from voicehost.game.variants.sports import SportsVariant
-
-    keys: set[str] = set(narration.FLOOR_INTRO.values()) | set(narration.REMOVAL_SAY.values())
-    keys |= set(SportsVariant.win_say.values()) | set(CityVariant.win_say.values())
-
-    def constants(node):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            yield node.value
-        elif isinstance(node, ast.IfExp):
-            yield from constants(node.body)
-            yield from constants(node.orelse)
-
-    for module in sorted(MODERATOR.parent.rglob("*.py")):
-        for node in ast.walk(ast.parse(module.read_text("utf-8"))):
-            if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) \
-                    in ("say", "no_vote") and node.args:
-                keys |= set(constants(node.args[-1] if len(node.args) > 1 else node.args[0]))
-    return keys
-
-
 def test_phrasebooks_have_every_key_the_moderator_says():
-    used = _said_keys()
+    used = said_keys()
     assert len(used) > 40
     russian = load_phrasebook("phrasebook.ru")
     for name in ("phrasebook.ru", "phrasebook.uk", "phrasebook.mafclubspb"):

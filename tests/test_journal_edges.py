@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import GAMES, ROLES
+from tests.fakes import FakeSpeaker
 from voicehost.cli import main
 from voicehost.errors import JournalError, JournalWriteError
 from voicehost.game.events import parse_event
@@ -332,17 +333,6 @@ def test_a_journal_whose_path_was_taken_goes_on_in_a_fresh_file(tmp_path):
     journal.close()
 
 
-class _Speaker:   # a fake: no audio device here; records what the table says
-    def __init__(self) -> None:
-        self.said: list[str] = []
-
-    def say(self, text: str, **_: object) -> None:
-        self.said.append(text)
-
-    def is_echo(self, start: float, end: float) -> bool:
-        return False
-
-
 @pytest.mark.parametrize("taken", [False, True], ids=["written-anew", "path-taken"])
 def test_the_live_table_says_the_journal_was_written_anew_aloud_on_the_terminal_and_the_page(taken, tmp_path):
     import io
@@ -355,7 +345,7 @@ def test_the_live_table_says_the_journal_was_written_anew_aloud_on_the_terminal_
 
     path = tmp_path / "j.jsonl"
     game, writer, entries, _ = open_table(RULES, path, resume=False)
-    speaker = _Speaker()
+    speaker = FakeSpeaker()
     live = LiveTable(game, GameClock(), speaker, journal=writer, entries=entries)
     out = io.StringIO()
     Terminal(live, out, page=True)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import ROLES, ListSink, until
-from voicehost.audio import Clip
+from tests.conftest import ROLES, until
+from tests.fakes import FakeSink, FakeVoice
 from voicehost.errors import InputError
 from voicehost.game.model import Phase
 from voicehost.game.moderator import Moderator
@@ -17,23 +17,12 @@ from voicehost.phrases.words import Word
 from voicehost.rules import rules_for
 
 
-class FakeVoice:
-    """A stand-in voice (named as a fake): one second of silence per announcement."""
-
-    name = "fake"
-
-    def synthesize(self, text):
-        yield Clip(b"\0\0" * 16000, 16000)
-
-
-
-
 def live_table(speaker_sinks=None) -> LiveTable:
     clock = AudioClock()
     game = Moderator(rules_for("4mafia"))
     speaker = None
     if speaker_sinks is not None:
-        speaker = Speaker(FakeVoice(), speaker_sinks[0], speaker_sinks[1], clock.now)
+        speaker = Speaker(FakeVoice(seconds=1.0), speaker_sinks[0], speaker_sinks[1], clock.now)
     live = LiveTable(Table(game), clock, speaker)
     live.apply_json({"type": "setup", "roles": ROLES})
     return live
@@ -46,7 +35,7 @@ def to_first_speech(live: LiveTable) -> None:
 
 
 def test_own_thanks_fed_back_is_ignored():
-    table = ListSink()
+    table = FakeSink()
     live = live_table((table, None))
     to_first_speech(live)
     live.speaker.wait()
@@ -69,7 +58,7 @@ def test_own_thanks_fed_back_is_ignored():
 
 
 def test_private_answers_go_to_the_earpiece_only():
-    table, earpiece = ListSink(), ListSink()
+    table, earpiece = FakeSink(), FakeSink()
     live = live_table((table, earpiece))
     until(live, Phase.HUNT)  # day 1 runs out to the night-2 hunt
     live.apply_json({"type": "shot", "seat": 5})
@@ -83,7 +72,7 @@ def test_private_answers_go_to_the_earpiece_only():
 
 
 def test_private_answers_without_earpiece_are_not_spoken():
-    table = ListSink()
+    table = FakeSink()
     live = live_table((table, None))
     until(live, Phase.HUNT)
     live.apply_json({"type": "shot", "seat": 5})
@@ -160,7 +149,7 @@ def test_recorded_game_schedules_speech_in_game_time():
     """On an audio clock that runs ahead, playback is placed at the decision
     (or after the previous answer), so the echo guard covers the right span."""
     clock = AudioClock(500.0)  # the file reader is far ahead of the speaker
-    speaker = Speaker(FakeVoice(), ListSink(), None, clock.now, realtime=False)
+    speaker = Speaker(FakeVoice(seconds=1.0), FakeSink(), None, clock.now, realtime=False)
     speaker.say("Слово игроку номер 1", at=80.0)
     speaker.say("Десять секунд", at=80.5)
     speaker.wait()

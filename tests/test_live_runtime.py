@@ -9,7 +9,6 @@ import io
 import json
 import os
 import queue
-import selectors
 import signal
 import socket
 import subprocess
@@ -20,8 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROLES, until
-from voicehost.audio import AudioError, Clip
+from tests.conftest import ROLES, async_wait_for, run_async, until
+from tests.fakes import FakeRecognizer, FakeSink, FakeVoice
+from tests.liveparts import GAME, Process, play_typed
+from voicehost.audio import AudioError
 from voicehost.cli import build_parser
 from voicehost.errors import GameError, InputError
 from voicehost.game.model import Phase
@@ -38,70 +39,11 @@ from voicehost.phrases.words import Word
 from voicehost.rules import rules_for
 
 ROOT = Path(__file__).resolve().parent.parent
-# The crash-resume test's game: red wins on night 3.
-GAME = ["/roles d4 m2 m7 s6", "<80>", "выставляю седьмого спасибо", "выставляю третьего спасибо",
-        *["/next"] * 8, "<3>", "/votes 7=7", "спасибо", "/shot 5", "<11>", "/don 6", "<10>", "/sheriff 2", "<10>",
-        "/best 2 4 7", "спасибо", "выставляю четвёртого спасибо", *["/next"] * 7, "спасибо",
-        "/shot 2", "<11>", "<25>"]
-
-
-class FakeVoice:
-    """A stand-in voice (named as a fake): half a second of silence per announcement;
-    `broken` texts raise what a buggy synthesizer would, `garbled` ones yield no audio."""
-
-    name = "fake"
-
-    def __init__(self, broken: tuple[str, ...] = (), garbled: tuple[str, ...] = ()) -> None:
-        self.broken, self.garbled = broken, garbled
-
-    def synthesize(self, text):
-        if text in self.broken:
-            raise RuntimeError("synthesizer bug")
-        if text in self.garbled:
-            yield None
-        yield Clip(b"\0\0" * 8000, 16000)
-
-
-class ListSink:
-    """A stand-in device: keeps the clips and the wall-clock time each started."""
-
-    def __init__(self):
-        self.clips, self.times = [], []
-
-    def play(self, clip):
-        self.times.append(time.monotonic())
-        self.clips.append(clip)
-
-    def close(self):
-        pass
-
-
-def wait_for(condition, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
-
-
-async def async_wait_for(condition, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.01)
 
 
 def typed_table(ruleset: str = "4mafia", out: io.StringIO | None = None, **terminal) -> tuple[LiveTable, Terminal]:
     live = LiveTable(new_game(rules_for(ruleset)), AudioClock())
     return live, Terminal(live, out or io.StringIO(), **terminal)
-
-
-def play_typed(tmp_path: Path, lines: list[str], *extra: str) -> tuple[int, str, Path]:
-    """`voicehost run --text` in this process, its stdin the given lines."""
-    journal = tmp_path / "game.jsonl"
-    args = build_parser().parse_args(["run", "--text", "--mute", "--journal", str(journal), *extra])
-    out = io.StringIO()
-    code = run(args, out, io.StringIO("".join(line + "\n" for line in lines)))
-    return code, out.getvalue(), journal
 
 
 # ------------------------------------------------------------------ the echo guard
@@ -112,7 +54,7 @@ def test_own_voice_is_an_echo_with_the_default_listen_lag():
     speaker times its playback on the same clock, so the moderator's own
     "спасибо" coming back through the microphone is dropped."""
     rules = rules_for("4mafia", {"mafia_meet_seconds": 0.01, "don_seconds": 0.01, "sheriff_seconds": 0.01})
-    clock, sink = GameClock(), ListSink()
+    clock, sink = GameClock(), FakeSink()
     speaker = supervised_speaker(FakeVoice(), sink, None, clock, lag=1.0, tail=0.3)
     live = LiveTable(new_game(rules), clock, speaker, lag=1.0)
     heard: queue.Queue = queue.Queue()
@@ -123,15 +65,6 @@ def test_own_voice_is_an_echo_with_the_default_listen_lag():
             mic_started.append(time.monotonic())
             while (chunk := heard.get(timeout=10)) is not None:
                 yield chunk
-
-    class FakeRecognizer:
-        """Returns the words a chunk stands for, in audio time."""
-
-        def accept(self, chunk):
-            return list(chunk)
-
-        def finish(self):
-            return []
 
     async def scenario():
         live.bind(asyncio.get_running_loop())
@@ -155,7 +88,7 @@ def test_own_voice_is_an_echo_with_the_default_listen_lag():
             heard.put(None)
             await asyncio.get_running_loop().run_in_executor(None, thread.join, 10)
 
-    asyncio.run(asyncio.wait_for(scenario(), 30))
+    run_async(scenario(), 30)
     speaker.close()
 
 
@@ -163,7 +96,7 @@ def test_own_voice_is_an_echo_with_the_default_listen_lag():
 
 
 def test_speaker_survives_a_voice_that_crashes():
-    sink = ListSink()
+    sink = FakeSink()
     speaker = supervised_speaker(FakeVoice(broken=("Десять секунд",), garbled=("Время",)), sink, None, AudioClock())
     for text in ("Слово игроку номер 1", "Десять секунд", "Время", "Слово игроку номер 2"):
         speaker.say(text)
@@ -172,7 +105,7 @@ def test_speaker_survives_a_voice_that_crashes():
     assert [s.text for s in speaker.spoken] == ["Слово игроку номер 1", "Слово игроку номер 2"]
 
 
-class BrokenSink(ListSink):
+class BrokenSink(FakeSink):
     def play(self, clip):
         if not self.clips:
             self.clips.append(None)
@@ -209,7 +142,7 @@ def failing_journal(path: Path, fail_after: int) -> Journal:
 
 
 def test_journal_write_failure_is_loud_spoken_and_stops_inputs(tmp_path):
-    sink = ListSink()
+    sink = FakeSink()
     speaker = Speaker(FakeVoice(), sink, None, lambda: 0.0)
     writer = JournalWriter(tmp_path / "j.jsonl", rules_for("4mafia"),
                            journal=failing_journal(tmp_path / "j.jsonl", fail_after=1))
@@ -264,7 +197,7 @@ def test_undo_rebuilds_off_the_loop_and_tells_what_it_took_back():
     async def undo():
         live.bind(asyncio.get_running_loop())
         await terminal.undo()
-    asyncio.run(asyncio.wait_for(undo(), 10))
+    run_async(undo(), 10)
     assert live.game.fouls[3] == 0 and live.game.floor.seat == 1
     assert "Отменено: /foul 3" in out.getvalue()
     with pytest.raises(GameError, match="Отменять нечего"):
@@ -295,7 +228,7 @@ def test_during_an_undo_host_inputs_wait_and_words_are_kept(monkeypatch):
         return await asyncio.wait_for(undo, 10)
 
     monkeypatch.setattr("voicehost.live.table.rebuild", rebuild_slowly)
-    undone = asyncio.run(asyncio.wait_for(scenario(), 20))
+    undone = run_async(scenario(), 20)
     assert undone == {"type": "foul", "seat": 3}
     assert live.game.fouls[3] == 0 and live.game.fouls[5] == 0
     assert live.game.today == [7] and live.game.floor.seat == 2  # the words heard during the undo count
@@ -316,7 +249,7 @@ def test_microphone_words_are_posted_to_the_loop():
         thread.start()
         thread.join(5)
         await async_wait_for(lambda: live.game.floor.seat == 2)
-    asyncio.run(asyncio.wait_for(scenario(), 10))
+    run_async(scenario(), 10)
     assert owner and all(t is threading.main_thread() for t in owner)
 
 
@@ -413,7 +346,6 @@ def test_no_such_player_in_training():
                                             "Принят номер 7"]
 
 
-
 def test_training_refuses_a_malformed_silence_in_russian():
     lines = "выставляю <-5> седьмого\nвыставляю седьмого\n\n"
     proc = subprocess.run([sys.executable, "-m", "voicehost", "train", "--text", "--mute"], input=lines,
@@ -496,38 +428,6 @@ def test_ukrainian_table_speaks_ukrainian_in_the_terminal():
 
 
 # ------------------------------------------------------------------ the process
-
-
-class Process:
-    """`voicehost run` as a host starts it; every wait has a deadline."""
-
-    def __init__(self, *args: str, cwd: Path) -> None:
-        env = {**os.environ, "HOME": str(cwd), "PYTHONUNBUFFERED": "1"}
-        self.proc = subprocess.Popen([sys.executable, "-m", "voicehost", "run", "--text", "--mute", *args],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     env=env, cwd=cwd)
-        self.selector = selectors.DefaultSelector()
-        self.selector.register(self.proc.stdout, selectors.EVENT_READ)
-        self.text = ""
-
-    def wait_for(self, needle: str, timeout: float = 30.0) -> None:
-        deadline = time.monotonic() + timeout
-        while needle not in self.text:
-            assert time.monotonic() < deadline, f"no {needle!r} in time: {self.text}"
-            if self.selector.select(timeout=0.1):
-                chunk = os.read(self.proc.stdout.fileno(), 65536)
-                assert chunk, f"exited: {self.proc.stderr.read().decode()}"
-                self.text += chunk.decode()
-
-    def send(self, line: str) -> None:
-        self.proc.stdin.write((line + "\n").encode())
-        self.proc.stdin.flush()
-
-    def end(self, timeout: float = 15.0) -> tuple[int, str, str]:
-        code = self.proc.wait(timeout=timeout)
-        rest, err = self.proc.communicate(timeout=timeout)
-        self.selector.close()
-        return code, self.text + rest.decode(), err.decode()
 
 
 def test_ctrl_c_ends_a_typed_game_at_once(tmp_path):

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from tests.conftest import GAMES, ListSink
-from tests.test_games import moderator_outputs
-from tests.test_grammar_data import _said_keys
+from tests.conftest import GAMES
+from tests.fakes import FakeSink
+from tests.gameparts import moderator_outputs, said_keys
 from voicehost.asr import Revision
 from voicehost.audio import Clip
 from voicehost.game.events import parse_event
@@ -59,7 +59,7 @@ def test_every_key_the_moderator_says_has_its_lines_ready_or_is_named_open_ended
              new_game(rules_for("fiim", {"explain_rejections": True}))]
     ready = [t for g in games for t in fixed_phrases(g) + rare_phrases(g)]
     book = games[0].book
-    keys = _said_keys() | {"correction", "correction_withdrawn"}
+    keys = said_keys() | {"correction", "correction_withdrawn"}
     for key in sorted(keys - OPEN_LINES):
         pattern = _template(book.say[key])
         assert any(pattern.match(t) for t in ready), key
@@ -101,11 +101,9 @@ class CountingVoice:
         yield Clip(b"\1\0" * 1600, 16000)
 
 
-
-
 def test_a_revision_at_the_table_says_only_prerendered_lines(tmp_path):
     voice = CountingVoice()
-    sink = ListSink()
+    sink = FakeSink()
     clock = AudioClock()
     rules = rules_for("4mafia", {"mafia_meet_seconds": 0.001, "don_seconds": 0.001, "sheriff_seconds": 0.001})
     game = Moderator(rules)
@@ -139,14 +137,14 @@ def test_a_revision_at_the_table_says_only_prerendered_lines(tmp_path):
 
 def test_a_second_start_renders_nothing(tmp_path):
     game = new_game(rules_for("4mafia"))
-    first = Speaker(CountingVoice(), ListSink(), None, lambda: 0.0)
+    first = Speaker(CountingVoice(), FakeSink(), None, lambda: 0.0)
     prerender(first, game, tmp_path)
     assert len(first.voice.asked) == len(set(fixed_phrases(game)))
     rare = rare_phrases(game)[0]
     first.say(rare)            # said at the first evening: rendered then, and kept
     assert first.wait(10) and first.voice.asked[-1] == rare and not first.spoken[0].cached
     first.close()
-    second = Speaker(CountingVoice(), ListSink(), None, lambda: 0.0)
+    second = Speaker(CountingVoice(), FakeSink(), None, lambda: 0.0)
     told = []
     prerender(second, game, tmp_path, tell=told.append)
     assert second.voice.asked == [] and told == []
@@ -166,7 +164,7 @@ def test_the_heap_is_trimmed_after_a_synthesized_line_not_after_a_cached_one(mon
     trims = []
     monkeypatch.setattr(voicehost.asr, "malloc_trim", lambda: trims.append(1))
     voice = CountingVoice()
-    speaker = Speaker(voice, ListSink(), None, lambda: 0.0)
+    speaker = Speaker(voice, FakeSink(), None, lambda: 0.0)
     speaker.cache["Спасибо"] = Clip(b"\0\0" * 160, 16000)
     speaker.say("Спасибо")
     assert speaker.wait(10) and trims == []
@@ -189,7 +187,7 @@ def test_a_phrase_cache_the_disk_cannot_keep_is_no_error(tmp_path):
     blocked = tmp_path / "phrase-cache"
     blocked.write_text("not a folder")
     game = new_game(rules_for("4mafia"))
-    speaker = Speaker(CountingVoice(), ListSink(), None, lambda: 0.0)
+    speaker = Speaker(CountingVoice(), FakeSink(), None, lambda: 0.0)
     prerender(speaker, game, blocked)
     assert set(speaker.cache) == set(fixed_phrases(game))
     rare = rare_phrases(game)[0]

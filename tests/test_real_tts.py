@@ -6,7 +6,7 @@ import wave
 
 import pytest
 
-from tests.conftest import ListSink
+from tests.fakes import FakeSink
 from tests.realparts import JOE_VOICE
 from voicehost.audio import Clip, WavFileSink, read_wav
 from voicehost.live.playback import Speaker
@@ -46,7 +46,7 @@ def test_broken_piper_voice_is_one_clear_line(tmp_path):
 
 
 def test_cached_announcements_play_from_the_cache(joe, tmp_path):
-    table = ListSink()
+    table = FakeSink()
     speaker = Speaker(joe, table, None, lambda: 0.0)
     speaker.prerender(["Ten seconds"])
     speaker.say("Ten seconds")
@@ -68,7 +68,7 @@ def test_recorded_output_is_a_playable_wav(joe, tmp_path):
 
 
 def test_phrase_cache_survives_on_disk(joe, tmp_path):
-    first = Speaker(joe, ListSink(), None, lambda: 0.0)
+    first = Speaker(joe, FakeSink(), None, lambda: 0.0)
     first.prerender(["Ten seconds"], tmp_path)
     first.close()
     (saved,) = tmp_path.glob("*.wav")
@@ -79,7 +79,7 @@ def test_phrase_cache_survives_on_disk(joe, tmp_path):
         def synthesize(self, text):
             raise AssertionError("rendered again instead of read from disk")
 
-    second = Speaker(NoVoice(), ListSink(), None, lambda: 0.0)
+    second = Speaker(NoVoice(), FakeSink(), None, lambda: 0.0)
     second.prerender(["Ten seconds"], tmp_path)
     second.close()
     assert second.cache["Ten seconds"] == first.cache["Ten seconds"]
@@ -89,7 +89,7 @@ def test_a_rare_line_is_kept_on_disk_and_played_from_there(joe, tmp_path):
     """render_when_said: the clip is written once, the first time the line is
     said, held only on disk, and read back when said again, the same audio
     the voice made."""
-    speaker = Speaker(joe, ListSink(), None, lambda: 0.0)
+    speaker = Speaker(joe, FakeSink(), None, lambda: 0.0)
     assert speaker.uncached(["Player four, second foul", "Ten seconds"], tmp_path) == 2
     assert speaker.render_when_said(["Player four, second foul"], tmp_path) == 1
     speaker.say("Player four, second foul")

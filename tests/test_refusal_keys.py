@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_live_runtime import play_typed
+from tests.liveparts import play_typed
 from voicehost.errors import InputError
 from voicehost.game.events import parse_event
 from voicehost.phrasebook import load_phrasebook

@@ -9,6 +9,7 @@ import io
 
 import pytest
 
+from tests.fakes import FakeMicrophone
 from voicehost.config import Config
 from voicehost.phrases.words import Word
 from voicehost.rules import rules_for
@@ -39,23 +40,12 @@ class ScriptedRecognizer:
         return []
 
 
-class Chunks:
-    def __init__(self, count: int) -> None:
-        self.count = count
-
-    def chunks(self):
-        yield from (b"\0\0" * 640 for _ in range(self.count))
-
-    def close(self) -> None:
-        pass
-
-
 def trained(ruleset: str, utterances: list[list[str]]) -> list[str]:
     from voicehost.live.training import Trainer
 
     out = io.StringIO()
     trainer = Trainer(Config(ruleset=ruleset), rules_for(ruleset), out, mute=True)
-    trainer.microphone(ScriptedRecognizer(utterances), Chunks(len(utterances)))
+    trainer.microphone(ScriptedRecognizer(utterances), FakeMicrophone(b"\0\0" * 640 for _ in range(len(utterances))))
     return out.getvalue().splitlines()[1:]  # after the greeting
 
 

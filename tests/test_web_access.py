@@ -9,13 +9,14 @@ import stat
 
 from aiohttp.test_utils import TestServer
 
-from tests.conftest import ROLES
-from tests.test_web_api import _in_words, judge_token, page, paired, signing_client
+from tests.conftest import ROLES, run_async
+from tests.webparts import in_words, judge_token, page, paired, signing_client
 from voicehost.game.moderator import Moderator
 from voicehost.journal import Table
 from voicehost.live import AudioClock, LiveTable
 from voicehost.rules import rules_for
-from voicehost.web.access import COOKIE, Access, Devices, allowed_hosts, devices_file
+from voicehost.web.access import COOKIE, Access, allowed_hosts
+from voicehost.web.devices import Devices, devices_file
 from voicehost.web.lan import lan_address, local_names
 from voicehost.web.server import Hub, make_app
 
@@ -62,11 +63,11 @@ def test_a_paired_device_stays_paired_after_a_restart(tmp_path):
         third.vh.update(key=first.vh["key"])
         third.session.cookie_jar.update_cookies({COOKIE: cookie})
         refused = await third.get("/api/state")
-        assert refused.status == 401 and _in_words((await refused.json())["error"])
+        assert refused.status == 401 and in_words((await refused.json())["error"])
         third.session.cookie_jar.update_cookies({COOKIE: "1.forged"})
         assert (await third.get("/api/state")).status == 401
         await third.close()
-    asyncio.run(go())
+    run_async(go())
 
 
 def test_host_revokes_a_device_and_its_live_channel_closes():
@@ -74,7 +75,7 @@ def test_host_revokes_a_device_and_its_live_channel_closes():
         async with page() as (client, live, access):
             await paired(client, access)
             ws = await client.ws_connect("/api/ws", headers={"Origin": client.origin})
-            await ws.receive_str()
+            await asyncio.wait_for(ws.receive_str(), 5)
             laptop = signing_client(client.server)
             await laptop.start_server()
             laptop.origin = client.origin
@@ -92,7 +93,7 @@ def test_host_revokes_a_device_and_its_live_channel_closes():
             assert ws.close_code == 4401
             assert (await client.get("/api/state")).status == 401
             await laptop.close()
-    asyncio.run(go())
+    run_async(go())
 
 
 def test_judge_link_gives_a_read_only_paired_view():
@@ -119,7 +120,7 @@ def test_judge_link_gives_a_read_only_paired_view():
             # The judge token is one-time too.
             client.session.cookie_jar.clear()
             assert (await client.post(f"/pair/{token}", headers={"Origin": client.origin})).status == 401
-    asyncio.run(go())
+    run_async(go())
 
 
 def test_lan_address_skips_127_0_1_1_and_uses_the_interfaces():
@@ -150,7 +151,7 @@ def test_the_table_view_shows_the_winner_at_the_end():
                                       headers={"Origin": client.origin, "X-CSRF-Token": state["csrf"]})
             table = await (await client.get("/api/table")).json()
             assert table["over"] and table["winner"] == live.game.result_text() and table["winner"]
-    asyncio.run(go())
+    run_async(go())
 
 
 def test_the_link_pairs_but_without_its_fragment_key_the_cookie_does_nothing():
@@ -164,13 +165,13 @@ def test_the_link_pairs_but_without_its_fragment_key_the_cookie_does_nothing():
             assert posted.status == 200 and COOKIE in posted.headers["Set-Cookie"]
             for path in ("/api/state", "/api/protocol.csv", "/api/protocol.json"):
                 refused = await client.get(path)
-                assert refused.status == 401 and _in_words((await refused.json())["error"]), path
+                assert refused.status == 401 and in_words((await refused.json())["error"]), path
             csrf = access.devices.sign("csrf", "1")
             act = await client.post("/api/input", json={"type": "foul", "seat": 1},
                                     headers={"Origin": client.origin, "X-CSRF-Token": csrf})
             assert act.status == 401 and live.game.fouls[1] == 0
             assert (await client.get("/api/ws", headers={"Origin": client.origin})).status == 401
-    asyncio.run(go())
+    run_async(go())
 
 
 def test_an_unwritable_place_keeps_devices_in_memory(tmp_path):
@@ -205,4 +206,4 @@ def test_port_0_serves_on_a_free_port_and_names_it_everywhere(tmp_path):
             await server.cleanup()
             writer.close()
 
-    asyncio.run(go())
+    run_async(go())

@@ -4,139 +4,15 @@ moderator, undo, downloads — and nothing public ever carries a secret."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import io
 import json
 import re
 import time
 
-from aiohttp.test_utils import TestClient, TestServer
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-
-from tests.conftest import ROLES, until
+from tests.conftest import ROLES, run_async, until
+from tests.webparts import SECRETS, in_words, page, paired, pin_request, post
 from voicehost.game.model import Phase
-from voicehost.game.moderator import Moderator
-from voicehost.journal import Table
-from voicehost.live import AudioClock, LiveTable
-from voicehost.rules import rules_for
-from voicehost.web.access import PROOF_HEADER, Access, allowed_hosts, b64, pin_key, proof_mac, unb64
-from voicehost.web.server import HUB, STATIC, Hub, make_app
-
-SECRETS = re.compile(r"\b(citizen|sheriff|not_sheriff|mafia|don|black|red)\b|Шериф —|— чёрный|— красный"
-                     r"|только вам|\"role\"")
-
-
-def signing_client(server) -> TestClient:
-    """A test client that signs like the page's secure.js: once `paired` gave it the
-    device's key, every /api/ request (and a pairing wait) carries its proof; a
-    refusal naming a new epoch (a restarted server) is signed again once."""
-    box: dict = {"key": None, "epoch": "", "n": 0}
-
-    async def sign(request, handler):
-        path = request.url.raw_path
-        if box["key"] is None or PROOF_HEADER in request.headers or not path.startswith(("/api/", "/pair/wait/")):
-            return await handler(request)
-        body = request.body if isinstance(request.body, bytes) else await request.body.as_bytes()
-        for attempt in range(2):
-            box["n"] += 1
-            mac = proof_mac(box["key"], box["epoch"], box["n"], request.method, path, body)
-            request.headers[PROOF_HEADER] = f"{box['epoch']}.{box['n']}.{mac}"
-            response = await handler(request)
-            if response.status != 401 or attempt or response.content_type != "application/json":
-                return response
-            epoch = (await response.json()).get("epoch")
-            if not epoch:
-                return response
-            box["epoch"] = epoch
-        return response
-
-    client = TestClient(server, middlewares=(sign,))
-    client.vh = box
-    return client
-
-
-def keep_key(client, key: bytes, access) -> None:
-    client.vh.update(key=key, epoch=access.epoch)
-
-
-def judge_token(client, link: str, access) -> str:
-    """A judge's link as its page reads it: the token to post, the key (its fragment) kept."""
-    token, _, fragment = link.rsplit("/pair/", 1)[1].partition("#")
-    keep_key(client, unb64(fragment), access)
-    return token
-
-
-@contextlib.asynccontextmanager
-async def page(setup: bool = True):
-    clock = AudioClock()
-    live = LiveTable(Table(Moderator(rules_for("4mafia"))), clock)
-    if setup:
-        live.apply_json({"type": "setup", "roles": ROLES})
-    access = Access(set())
-    hub = Hub(live, asyncio.get_running_loop())
-    app = make_app(live, access, hub, io.StringIO(), lambda: f"/pair/{access.token}")
-    server = TestServer(app, host="127.0.0.1")
-    client = signing_client(server)
-    await client.start_server()
-    access.hosts = allowed_hosts("127.0.0.1", server.port)
-    client.origin = f"http://127.0.0.1:{server.port}"
-    pump = asyncio.create_task(hub.pump())
-    try:
-        yield client, live, access
-    finally:
-        pump.cancel()
-        await client.close()
-
-
-async def paired(client, access, approver=None) -> dict:
-    """Pair the client with the terminal's link, as its page would: the key is the
-    link's fragment. A later host device waits until `approver` (a paired client) approves it."""
-    token, key = access.token, access.link_key
-    landing = await client.get(f"/pair/{token}", allow_redirects=False)
-    assert landing.status == 200 and "Set-Cookie" not in landing.headers  # a link preview spends nothing
-    response = await client.post(f"/pair/{token}", headers={"Origin": client.origin})
-    if response.status == 202:
-        assert approver is not None, "a later device waits for a host's approval"
-        waiting = (await response.json())["pending"]
-        state = await (await approver.get("/api/state")).json()
-        approved = await approver.post(f"/api/devices/pending/{waiting}/approve", json={},
-                                       headers={"Origin": approver.origin, "X-CSRF-Token": state["csrf"]})
-        assert approved.status == 200, await approved.text()
-        client.vh.update(key=key, epoch=access.epoch)
-        response = await client.get(f"/pair/wait/{waiting}")
-    assert response.status == 200, await response.text()
-    cookie = response.headers["Set-Cookie"]
-    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
-    keep_key(client, key, access)
-    state = await (await client.get("/api/state")).json()
-    return state
-
-
-async def pin_request(client, pin: str):
-    """POST /pin as pin.js does: the PIN and an ECDH public key. The answer, and the
-    device key both sides derive (None when the PIN was refused)."""
-    mine = ec.generate_private_key(ec.SECP256R1())
-    public = mine.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
-    response = await client.post("/pin", json={"pin": pin, "pub": b64(public)}, headers={"Origin": client.origin})
-    if response.status not in (200, 202):
-        return response, None
-    theirs = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), unb64((await response.json())["pub"]))
-    key = pin_key(mine.exchange(ec.ECDH(), theirs))
-    if response.status == 200:
-        client.vh.update(key=key, epoch=client.vh["epoch"] or "")
-    return response, key
-
-
-def post(client, path: str, body, csrf: str | None = None, origin: str | None = None):
-    headers = {"Origin": origin or client.origin}
-    if csrf is not None:
-        headers["X-CSRF-Token"] = csrf
-    return client.post(path, json=body, headers=headers)
-
-
-def run(coro):
-    return asyncio.run(coro)
+from voicehost.live import LiveTable
+from voicehost.web.server import HUB, STATIC
 
 
 def test_no_cookie_is_401():
@@ -146,7 +22,7 @@ def test_no_cookie_is_401():
                 assert (await client.get(path)).status == 401, path
             assert (await post(client, "/api/input", {"type": "foul", "seat": 1}, csrf="x")).status == 401
             assert (await client.get("/api/ws", headers={"Origin": client.origin})).status == 401
-    run(go())
+    run_async(go())
 
 
 def test_pairing_token_is_one_time_and_leaves_the_url():
@@ -160,7 +36,7 @@ def test_pairing_token_is_one_time_and_leaves_the_url():
             spent = await client.post(f"/pair/{token}", headers={"Origin": client.origin})
             assert spent.status == 401 and "Ссылка уже использована" in (await spent.json())["error"]
             assert (await client.get("/api/state")).status == 401
-    run(go())
+    run_async(go())
 
 
 def test_wrong_pins_slow_down_only_that_client_with_a_growing_pause():
@@ -188,7 +64,7 @@ def test_wrong_pins_slow_down_only_that_client_with_a_growing_pause():
             assert access.pin_wait("127.0.0.1") == 0
             access.failures["10.0.0.66"] = (9, now[0] + 600)
             assert access.pin_wait("127.0.0.1") == 0 and access.pin_wait("10.0.0.66") == 600
-    run(go())
+    run_async(go())
 
 
 def test_bad_pin_bodies_are_refused_in_words_and_count_as_wrong_pins():
@@ -201,22 +77,14 @@ def test_bad_pin_bodies_are_refused_in_words_and_count_as_wrong_pins():
                 response = await client.post("/pin", data=body, headers={"Origin": client.origin,
                                                                          "Content-Type": kind})
                 assert response.status == status, body[:20]
-                assert _in_words((await response.json())["error"])
+                assert in_words((await response.json())["error"])
             # Three malformed bodies are three wrong PINs: this client now waits.
             assert access.failures["127.0.0.1"][0] == 3 and access.pin_wait("127.0.0.1") > 0
             assert access.wrong_in_all == 3 and access.pin == pin
             response = await client.post("/pin", data=b'{"pin": 123456}', headers={
                 "Origin": client.origin, "Content-Type": "application/json"})
-            assert response.status == 429 and _in_words((await response.json())["error"])
-    run(go())
-
-
-def _in_words(text: str) -> bool:
-    """A message in the table's language: Cyrillic, no English words (PIN, JSON, UTF-8, https aside)."""
-    text = re.sub("«[^»]*»", "", text)  # what the client sent, quoted back
-    english = [w for w in re.findall(r"[A-Za-z]{3,}", text) if w not in ("PIN", "JSON", "UTF", "true", "false",
-                                                                          "show", "https", "SHA")]
-    return bool(re.search("[а-яА-ЯіїєІЇЄ]", text)) and not english
+            assert response.status == 429 and in_words((await response.json())["error"])
+    run_async(go())
 
 
 def test_foreign_origin_and_host_are_refused():
@@ -234,7 +102,7 @@ def test_foreign_origin_and_host_are_refused():
             rebinding = await client.get("/table", headers={"Host": "attacker.example:80"})
             assert rebinding.status == 421
             assert live.game.fouls[1] == 0
-    run(go())
+    run_async(go())
 
 
 def test_csrf_token_required_on_posts():
@@ -245,7 +113,7 @@ def test_csrf_token_required_on_posts():
             assert (await post(client, "/api/input", {"type": "foul", "seat": 1}, "wrong")).status == 403
             good = await post(client, "/api/input", {"type": "foul", "seat": 1}, state["csrf"])
             assert good.status == 200 and live.game.fouls[1] == 1
-    run(go())
+    run_async(go())
 
 
 def test_security_headers_everywhere():
@@ -257,7 +125,7 @@ def test_security_headers_everywhere():
                 assert csp.startswith("default-src 'self'"), path
                 assert response.headers["X-Content-Type-Options"] == "nosniff"
                 assert response.headers["X-Frame-Options"] == "DENY"
-    run(go())
+    run_async(go())
 
 
 def test_assets_are_local_only():
@@ -286,14 +154,14 @@ def test_invalid_input_is_4xx_with_the_reason_and_changes_nothing():
                 response = await post(client, "/api/input", body, csrf)
                 assert response.status == status, body
                 error = (await response.json())["error"]
-                assert needle in error and _in_words(error), error
+                assert needle in error and in_words(error), error
                 after = await (await client.get("/api/state")).json()
                 for key in ("seats", "nominations", "phase_id", "votes", "out", "log"):
                     assert before[key] == after[key], key
             bad_json = await client.post("/api/input", data="{", headers={
                 "Origin": client.origin, "X-CSRF-Token": csrf, "Content-Type": "application/json"})
             assert bad_json.status == 400
-    run(go())
+    run_async(go())
 
 
 def test_vote_entry_and_undo_through_the_page():
@@ -325,7 +193,7 @@ def test_vote_entry_and_undo_through_the_page():
             foul = await post(client, "/api/input", {"type": "foul", "seat": 2}, csrf)
             undo = await post(client, "/api/undo", {"n": (await foul.json())["last_input"]["n"]}, csrf)
             assert (await undo.json())["message"] == "Отменено: фол игроку 2" and live.game.fouls[2] == 0
-    run(go())
+    run_async(go())
 
 
 def _words(live: LiveTable, text: str):
@@ -348,7 +216,7 @@ def test_forbidden_word_suggestion_with_one_tap_foul():
                                   state["csrf"])
             assert response.status == 200 and live.game.fouls[1] == 1
             assert (await response.json())["suggestions"] == []
-    run(go())
+    run_async(go())
 
 
 def test_roles_hidden_until_revealed():
@@ -358,7 +226,7 @@ def test_roles_hidden_until_revealed():
             assert all("role" not in seat for seat in state["seats"])
             shown = await (await post(client, "/api/reveal", {"show": True}, state["csrf"])).json()
             assert [s["role"] for s in shown["seats"]][:4] == ["citizen", "mafia", "citizen", "don"]
-    run(go())
+    run_async(go())
 
 
 def test_protocol_downloads():
@@ -369,7 +237,7 @@ def test_protocol_downloads():
             assert data["ruleset"] == "4mafia" and set(data["points"]) == {str(s) for s in range(1, 11)}
             csv_text = await (await client.get("/api/protocol.csv")).text()
             assert csv_text.splitlines()[0] == "seat,role,points,fouls,eliminated,cause,when"
-    run(go())
+    run_async(go())
 
 
 def test_table_view_never_carries_a_secret():
@@ -383,7 +251,7 @@ def test_table_view_never_carries_a_secret():
             until(live, Phase.DON_CHECK)
             seen = []
             ws = await client.ws_connect("/api/table/ws", headers={"Origin": client.origin})
-            seen.append(await ws.receive_str())
+            seen.append(await asyncio.wait_for(ws.receive_str(), 5))
             assert (await post(client, "/api/input", {"type": "don_check", "seat": 6}, csrf)).status == 200
             until(live, Phase.SHERIFF_CHECK)   # the don's window runs its full time (SPEC §5)
             assert (await post(client, "/api/input", {"type": "sheriff_check", "seat": 2}, csrf)).status == 200
@@ -402,7 +270,7 @@ def test_table_view_never_carries_a_secret():
             for text in seen:
                 decoded = json.dumps(json.loads(text), ensure_ascii=False) if text.startswith("{") else text
                 assert not SECRETS.search(decoded), SECRETS.search(decoded)
-    run(go())
+    run_async(go())
 
 
 def test_the_deal_can_be_entered_on_the_page():
@@ -411,10 +279,10 @@ def test_the_deal_can_be_entered_on_the_page():
             state = await paired(client, access)
             assert state["phase_id"] == "setup"
             bad = await post(client, "/api/input", {"type": "setup", "roles": {"1": "don"}}, state["csrf"])
-            assert bad.status == 409 and _in_words((await bad.json())["error"])
+            assert bad.status == 409 and in_words((await bad.json())["error"])
             good = await post(client, "/api/input", {"type": "setup", "roles": ROLES}, state["csrf"])
             assert good.status == 200 and (await good.json())["phase_id"] == "mafia_meeting"
-    run(go())
+    run_async(go())
 
 
 def test_the_board_labels_each_vote_round_and_shows_nothing_of_the_night():
@@ -446,7 +314,7 @@ def test_the_board_labels_each_vote_round_and_shows_nothing_of_the_night():
             out = {s["seat"]: s.get("out") for s in board["seats"]}
             assert out[7] == {"cause": "vote", "how": "голосование", "when": "день 1"}
             assert all(out[s] is None for s in out if s != 7)
-    run(go())
+    run_async(go())
 
 
 def test_captions_carry_the_speakers_words_with_the_accepted_nomination_marked():
@@ -465,7 +333,7 @@ def test_captions_carry_the_speakers_words_with_the_accepted_nomination_marked()
             assert texts.index("выставлен игрок 7") > texts.index("седьмого")
             host = await (await client.get("/api/state")).json()
             assert host["captions"] == caption
-    run(go())
+    run_async(go())
 
 
 def test_the_overlays_roles_mode_is_only_behind_its_link_and_delayed():
@@ -516,7 +384,7 @@ def test_the_overlays_roles_mode_is_only_behind_its_link_and_delayed():
             public_state = await asyncio.wait_for(ws.receive_str(), 5)
             await ws.close()
             assert not SECRETS.search(json.dumps(json.loads(public_state), ensure_ascii=False))
-    run(go())
+    run_async(go())
 
 
 def test_the_overlay_delay_is_a_setting(tmp_path):
@@ -546,4 +414,4 @@ def test_the_host_nominates_by_hand_from_the_page():
             assert answer.status == 200 and (await answer.json())["nominations"] == [7]
             again = await post(client, "/api/input", {"type": "nominate", "seat": 8}, state["csrf"])
             assert again.status == 409 and "уже выставлял" in (await again.json())["error"]
-    run(go())
+    run_async(go())

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -16,21 +15,12 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
+from tests.browserparts import CHROMIUM, FLAGS, axe_violations, free_port, small_targets
 from tests.conftest import ROOT
-from tests.test_web_api import _in_words
+from tests.webparts import in_words
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--disable-quic"]
-AXE = ROOT / "tests" / "web" / "node_modules" / "axe-core" / "axe.min.js"
 SHORT = ["last_word_seconds=2", "speech_seconds=20", "warning_seconds=0", "number_call_seconds=0.1",
          "don_seconds=2", "sheriff_seconds=60", "vote_seconds=0.2", "tie_speech_seconds=2"]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def serve(tmp_path, extra: list[str], settings: list[str], journal: Path | None = None):
@@ -69,20 +59,6 @@ def served_city(tmp_path):
     proc.terminate()
     proc.wait(timeout=10)
     log.close()
-
-
-def small_targets(page) -> list:
-    """Visible controls and links smaller than 44 px in either direction."""
-    return page.evaluate("""() => [...document.querySelectorAll('button, input, select, a')]
-        .filter(e => e.offsetParent !== null)
-        .map(e => [e.id || e.textContent.trim(), e.getBoundingClientRect()])
-        .filter(([, r]) => r.width < 44 || r.height < 44).map(([name]) => name)""")
-
-
-def axe_violations(page) -> list:
-    page.evaluate(AXE.read_text("utf-8") + "\n;0")
-    return page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
-                         ".map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))")
 
 
 def test_pair_and_play_by_clicking(served):
@@ -181,7 +157,7 @@ def test_pair_and_play_by_clicking(served):
         # A bad input is refused with the reason, in an alert, and changes nothing.
         page.get_by_role("button", name="Назвать").first.click()
         expect(page.locator("#error")).not_to_be_empty()
-        assert _in_words(page.locator("#error").text_content())
+        assert in_words(page.locator("#error").text_content())
 
         table = browser.new_page()
         table.goto(base + "/table")

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
+from tests.browserparts import AXE, CHROMIUM, FLAGS, axe_violations, free_port, small_targets
 from tests.conftest import ROOT
-from tests.test_web_browser import AXE, CHROMIUM, FLAGS, axe_violations, free_port, small_targets
 
 SHOTS = ROOT / "tests" / "web" / "screenshots"
 SETTINGS = ["speech_seconds=40", "warning_seconds=0", "mafia_meet_seconds=1", "don_seconds=6",

@@ -9,7 +9,8 @@ import random
 
 from aiohttp import WSServerHandshakeError
 
-from tests.test_web_api import _in_words, page, paired, until
+from tests.conftest import run_async, until
+from tests.webparts import in_words, page, paired
 from voicehost.game.model import Phase
 
 PER_ENDPOINT = 500
@@ -86,7 +87,7 @@ def test_malformed_bodies_to_every_host_endpoint_never_500_and_change_nothing():
                     assert response.status < 500, (endpoint, body[:80])
                     if response.status >= 400:
                         error = (await response.json())["error"]
-                        assert _in_words(error), (endpoint, body[:80], error)
+                        assert in_words(error), (endpoint, body[:80], error)
                     else:  # only the endpoints that take no body may say yes to an empty object
                         assert endpoint in ("/api/answers/dismiss", "/api/devices/judge"), (endpoint, body[:80])
                         await response.read()
@@ -96,7 +97,7 @@ def test_malformed_bodies_to_every_host_endpoint_never_500_and_change_nothing():
             assert all(code < 500 for code in statuses)
             print("statuses", sorted(statuses.items()))
             assert len(statuses) >= 4  # refused for many different reasons, not one gate
-    asyncio.run(go())
+    run_async(go())
 
 
 def _hub_key():
@@ -136,10 +137,10 @@ def test_the_issue_9_bodies_one_by_one():
             assert _snapshot(live) == before
             for path in ("/nowhere", "/static/nothing.js", "/static/../../etc/passwd"):
                 missing = await client.get(path)
-                assert missing.status == 404 and _in_words(await missing.text()), path
+                assert missing.status == 404 and in_words(await missing.text()), path
             shown = await (await client.get("/api/state")).json()
             assert all("role" not in seat for seat in shown["seats"])  # {"show": "no"} revealed nothing
-    asyncio.run(go())
+    run_async(go())
 
 
 def test_idle_live_channels_are_capped_and_the_host_is_still_served():
@@ -166,4 +167,4 @@ def test_idle_live_channels_are_capped_and_the_host_is_still_served():
             assert asyncio.get_running_loop().time() - started < 5
             for ws in [*sockets, host_ws]:
                 await ws.close()
-    asyncio.run(go())
+    run_async(go())

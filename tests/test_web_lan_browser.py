@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -26,9 +24,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from tests.test_web_browser import AXE, CHROMIUM, FLAGS, axe_violations, small_targets
+from tests.browserparts import AXE, CHROMIUM, FLAGS, axe_violations, small_targets
+from tests.lanparts import SERVER_IP, lan  # noqa: F401  (the fixture)
 
-SERVER_IP, PHONE_IP = "10.77.0.1", "10.77.0.2"
 PORT = 18765
 SETTINGS = ["speech_seconds=40", "warning_seconds=0", "mafia_meet_seconds=1", "don_seconds=12",
             "sheriff_seconds=12", "number_call_seconds=0.1", "vote_seconds=0.2", "last_word_seconds=40",
@@ -45,53 +43,6 @@ document.addEventListener('DOMContentLoaded', () => {
     window.__assertive.push(n.textContent); }).observe(answer, {childList: true});
 });
 """
-
-
-def _ip(*args: str) -> None:
-    subprocess.run(["ip", *args], check=True, capture_output=True, text=True, timeout=20)
-
-
-@pytest.fixture
-def lan(tmp_path):
-    """Two namespaces joined by a veth pair; removed whatever happens."""
-    if os.geteuid() != 0 or shutil.which("ip") is None:
-        pytest.skip("network namespaces need root and iproute2's `ip`")
-    tag = f"vh{os.getpid() % 100000}"
-    server_ns, phone_ns = f"{tag}srv", f"{tag}ph"
-    hosts_dir = Path("/etc/netns") / server_ns
-    made: list[str] = []
-
-    def cleanup() -> None:
-        for ns in made:
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=20)
-        shutil.rmtree(hosts_dir, ignore_errors=True)
-        try:
-            hosts_dir.parent.rmdir()
-        except OSError:
-            pass
-
-    try:
-        for ns in (server_ns, phone_ns):
-            _ip("netns", "add", ns)
-            made.append(ns)
-        _ip("link", "add", f"{tag}a", "type", "veth", "peer", "name", f"{tag}b")
-        _ip("link", "set", f"{tag}a", "netns", server_ns)
-        _ip("link", "set", f"{tag}b", "netns", phone_ns)
-        for ns, dev, address in ((server_ns, f"{tag}a", SERVER_IP), (phone_ns, f"{tag}b", PHONE_IP)):
-            _ip("-n", ns, "addr", "add", f"{address}/24", "dev", dev)
-            _ip("-n", ns, "link", "set", dev, "up")
-            _ip("-n", ns, "link", "set", "lo", "up")
-        # `ip netns exec` puts /etc/netns/<ns>/hosts over /etc/hosts: the Debian way.
-        hosts_dir.mkdir(parents=True, exist_ok=True)
-        (hosts_dir / "hosts").write_text(f"127.0.0.1 localhost\n127.0.1.1 {socket.gethostname()}\n")
-    except (subprocess.CalledProcessError, OSError) as exc:
-        cleanup()
-        reason = exc.stderr.strip() if isinstance(exc, subprocess.CalledProcessError) else str(exc)
-        pytest.skip(f"cannot create network namespaces here: {reason}")
-    try:
-        yield server_ns, phone_ns
-    finally:
-        cleanup()
 
 
 class TableComputer:
@@ -167,7 +118,7 @@ def _focused(page) -> str:
 
 
 @pytest.mark.skipif(not AXE.exists(), reason="axe-core not installed (scripts/setup --test)")
-def test_whole_game_on_a_phone_over_the_lan_with_a_crash_and_resume(lan, tmp_path):
+def test_whole_game_on_a_phone_over_the_lan_with_a_crash_and_resume(lan, tmp_path):  # noqa: F811
     server_ns, phone_ns = lan
     journal = tmp_path / "game.jsonl"
     table = TableComputer(server_ns, tmp_path)

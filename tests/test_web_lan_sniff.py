@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.test_web_lan_browser import SERVER_IP, lan  # noqa: F401  (the fixture)
+from tests.lanparts import SERVER_IP, lan  # noqa: F401  (the fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 PORT = 18775

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from aiohttp.test_utils import TestServer
 
-from tests.conftest import ROLES
-from tests.test_web_api import judge_token, paired, post, signing_client
+from tests.conftest import ROLES, run_async
+from tests.webparts import judge_token, paired, post, signing_client
 from voicehost.cli import main
 from voicehost.game.model import Phase
 from voicehost.game.moderator import Moderator
@@ -114,7 +114,7 @@ def test_undo_rebuilds_off_the_loop_and_the_page_stays_answering(monkeypatch):
             done = await asyncio.wait_for(undo, 10)
             assert done.status == 200 and (await done.json())["message"] == "Отменено: фол игроку 2"
             assert live.game.fouls[2] == 0 and not live.undoing
-    asyncio.run(go())
+    run_async(go())
 
 
 def test_an_input_is_answered_only_once_it_is_on_disk(tmp_path, monkeypatch):
@@ -138,7 +138,7 @@ def test_an_input_is_answered_only_once_it_is_on_disk(tmp_path, monkeypatch):
             assert answer.status == 200 and any(e["type"] == "foul" for e in _events(path))
             undo = await asyncio.wait_for(post(client, "/api/undo", {}, csrf), 10)
             assert undo.status == 200 and _events(path)[-1]["type"] == "undo"
-    asyncio.run(go())
+    run_async(go())
 
 
 def test_a_journal_that_cannot_be_written_stops_the_table_loudly(tmp_path):
@@ -159,7 +159,7 @@ def test_a_journal_that_cannot_be_written_stops_the_table_loudly(tmp_path):
                 again = await asyncio.wait_for(post(client, path, data, csrf), 10)
                 assert again.status == 409 and (await again.json())["error"] == STOPPED, path
             assert hub.unexpected == 0
-    asyncio.run(go())
+    run_async(go())
 
 
 # ------------------------------------------------------------ rating-platform records
@@ -182,7 +182,7 @@ def test_the_host_downloads_both_rating_platform_records(tmp_path):
                 record = json.loads(text)
                 assert isinstance(record, dict) and "Алиса" in text and "Вера" in text
             assert (await client.get("/api/export.csv")).status == 404
-    asyncio.run(go())
+    run_async(go())
 
 
 @pytest.mark.parametrize(("preset", "text"), [
@@ -197,7 +197,7 @@ def test_an_export_the_platforms_cannot_take_is_a_409_in_the_tables_words(preset
             for fmt in ("mafiaratings", "polemica"):
                 response = await client.get(f"/api/export.{fmt}")
                 assert response.status == 409 and (await response.json()) == {"error": text}
-    asyncio.run(go())
+    run_async(go())
 
 
 def test_the_host_page_offers_both_records_next_to_the_protocol():
@@ -209,7 +209,7 @@ def test_the_host_page_offers_both_records_next_to_the_protocol():
             for fmt, label in (("mafiaratings", "Скачать для mafiaratings"), ("polemica", "Скачать для Polemica")):
                 at = page.index(f'href="/api/export.{fmt}" download>{label}</a>')
                 assert 0 < at - protocol < 300
-    asyncio.run(go())
+    run_async(go())
 
 
 # ------------------------------------------------------------ players' names
@@ -234,7 +234,7 @@ def test_the_host_names_players_on_the_page_and_everyone_sees_the_names():
             seats = {s["seat"]: s for s in (await answer.json())["seats"]}
             assert seats[3]["name"] == "" and seats[7]["name"] == "Вера"
             assert (await (await client.get("/api/table")).json())["names"] == {"7": "Вера"}
-    asyncio.run(go())
+    run_async(go())
 
 
 @pytest.mark.parametrize(("names", "error"), [
@@ -255,7 +255,7 @@ def test_a_bad_name_is_one_clear_line_and_changes_nothing(names, error):
             assert answer.status == 400
             assert (await answer.json())["error"] == " ".join(error.split())
             assert live.entries == before and hub.unexpected == 0
-    asyncio.run(go())
+    run_async(go())
 
 
 def test_a_judge_cannot_name_players():
@@ -270,4 +270,4 @@ def test_a_judge_cannot_name_players():
             judge = await (await client.get("/api/state")).json()
             answer = await post(client, "/api/input", {"type": "names", "names": {"1": "Алиса"}}, judge["csrf"])
             assert answer.status == 403 and not any(e.get("type") == "names" for _, e in live.entries)
-    asyncio.run(go())
+    run_async(go())

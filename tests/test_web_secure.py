@@ -15,17 +15,8 @@ import stat
 import aiohttp
 from aiohttp import web
 
-from tests.conftest import until
-from tests.test_web_api import (
-    SECRETS,
-    _in_words,
-    judge_token,
-    page,
-    paired,
-    pin_request,
-    post,
-    signing_client,
-)
+from tests.conftest import run_async, until
+from tests.webparts import SECRETS, in_words, judge_token, page, paired, pin_request, post, signing_client
 from voicehost.game.model import Phase
 from voicehost.web import hub as hub_module
 from voicehost.web.access import (
@@ -33,16 +24,11 @@ from voicehost.web.access import (
     PIN_TRIES_IN_ALL,
     PROOF_HEADER,
     Access,
-    Devices,
     allowed_hosts,
-    proof_mac,
 )
+from voicehost.web.devices import Devices, proof_mac
 from voicehost.web.gate import Gate, GatedSite
 from voicehost.web.texts import TEXTS_KEY
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 async def _second(client):
@@ -67,7 +53,7 @@ def test_a_pin_pairs_one_device_then_later_ones_wait_for_a_hosts_approval():
             assert access.pin != pin and access.token != token
             intruder = await _second(client)
             spent, _ = await pin_request(intruder, pin)
-            assert spent.status == 401 and _in_words((await spent.json())["error"])
+            assert spent.status == 401 and in_words((await spent.json())["error"])
             old_link = await intruder.post(f"/pair/{token}", json={}, headers={"Origin": client.origin})
             assert old_link.status == 401
             # The new PIN only puts a device in the queue; it holds nothing until a host says yes.
@@ -86,7 +72,7 @@ def test_a_pin_pairs_one_device_then_later_ones_wait_for_a_hosts_approval():
             refused = await post(client, f"/api/devices/pending/{body['pending']}/refuse", {}, host_view["csrf"])
             assert refused.status == 200 and (await refused.json())["pending"] == []
             turned = await intruder.get(f"/pair/wait/{body['pending']}")
-            assert turned.status == 401 and _in_words((await turned.json())["error"])
+            assert turned.status == 401 and in_words((await turned.json())["error"])
             assert len(access.devices.paired) == 1
             # The next device (the new link) is approved and pairs.
             laptop = await _second(client)
@@ -94,7 +80,7 @@ def test_a_pin_pairs_one_device_then_later_ones_wait_for_a_hosts_approval():
             assert state["readonly"] is False and len(access.devices.paired) == 2
             for other in (intruder, stranger, laptop):
                 await other.close()
-    run(go())
+    run_async(go())
 
 
 def test_a_judge_cannot_approve_a_waiting_device():
@@ -114,7 +100,7 @@ def test_a_judge_cannot_approve_a_waiting_device():
             assert tried.status == 403 and access.pending[ident].cookie is None
             await judge.close()
             await phone.close()
-    run(go())
+    run_async(go())
 
 
 # ----------------------------------------------------------------- S4
@@ -156,7 +142,7 @@ def test_the_global_limit_holds_over_http_whatever_the_client_address():
             response, _ = await pin_request(client, "000000" if pin != "000000" else "111111")
             assert response.status == 429 and access.pin != pin  # this client's first try ended the PIN
             assert (await pin_request(client, access.pin))[0].status == 429
-    run(go())
+    run_async(go())
 
 
 # ----------------------------------------------------------------- S5
@@ -199,7 +185,7 @@ def test_the_judge_device_never_reads_a_role():
             host = await (await client.get("/api/state")).json()
             assert host["answers"]["items"]  # the host does see them
             await judge.close()
-    run(go())
+    run_async(go())
 
 
 # ----------------------------------------------------------------- S1: proofs
@@ -225,12 +211,12 @@ def test_a_proof_is_for_one_request_once_and_this_server_only():
             stale = f"old.902.{proof_mac(key, 'old', 902, 'POST', '/api/input', body)}"
             refused = await raw.post(url, data=body, headers={**headers, PROOF_HEADER: stale})
             data = await refused.json()
-            assert refused.status == 401 and data["epoch"] == epoch and _in_words(data["error"])
+            assert refused.status == 401 and data["epoch"] == epoch and in_words(data["error"])
             wrong_key = f"{epoch}.903.{proof_mac(b'x' * 32, epoch, 903, 'POST', '/api/input', body)}"
             assert (await raw.post(url, data=body, headers={**headers, PROOF_HEADER: wrong_key})).status == 401
             assert live.game.fouls[1] == 1
             await raw.close()
-    run(go())
+    run_async(go())
 
 
 # ----------------------------------------------------------------- H1
@@ -242,7 +228,7 @@ def test_bodies_over_their_limit_are_refused_before_parsing():
             state = await paired(client, access)
             big = b'{"type": "foul", "seat": 1, "x": "' + b"a" * 20_000 + b'"}'
             refused = await post(client, "/api/reveal", {"show": True, "pad": "a" * 2000}, state["csrf"])
-            assert refused.status == 413 and _in_words((await refused.json())["error"])
+            assert refused.status == 413 and in_words((await refused.json())["error"])
 
             async def chunks():
                 for _ in range(40):
@@ -255,7 +241,7 @@ def test_bodies_over_their_limit_are_refused_before_parsing():
                                                                "Content-Type": "application/json"})
             assert pin.status == 413 and access.failures["127.0.0.1"][0] == 1
             assert live.game.fouls[1] == 0
-    run(go())
+    run_async(go())
 
 
 # ----------------------------------------------------------------- H2, H3 (a real gated site)
@@ -304,7 +290,7 @@ def test_connections_are_capped_per_address_and_a_silent_one_is_closed():
                     w.close()
             finally:
                 await runner.cleanup()
-    run(go())
+    run_async(go())
 
 
 def test_aiohttps_own_refusals_are_json_in_the_tables_words_without_the_request_line():
@@ -322,11 +308,11 @@ def test_aiohttps_own_refusals_are_json_in_the_tables_words_without_the_request_
                     assert status.startswith(b"HTTP/1.") and status[9:10] == b"4", answer[:200]
                     assert b"application/json" in head, answer[:200]
                     error = json.loads(body)["error"]
-                    assert _in_words(error) and "secret-line" not in error and "HTTP" not in error, error
+                    assert in_words(error) and "secret-line" not in error and "HTTP" not in error, error
                 assert gate.bad_requests >= 3
             finally:
                 await runner.cleanup()
-    run(go())
+    run_async(go())
 
 
 def test_the_tv_keeps_its_live_channel_when_the_public_slots_are_full(monkeypatch):
@@ -339,7 +325,7 @@ def test_the_tv_keeps_its_live_channel_when_the_public_slots_are_full(monkeypatc
             full = await client.get("/api/table/ws", headers={"Origin": client.origin, "Connection": "Upgrade",
                                                               "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
                                                               "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="})
-            assert full.status == 429 and _in_words((await full.json())["error"])
+            assert full.status == 429 and in_words((await full.json())["error"])
             tv = await client.ws_connect(f"/api/table/ws?tv={access.devices.tv}", headers={"Origin": client.origin})
             assert json.loads(await asyncio.wait_for(tv.receive_str(), 5))["type"] == "state"
             wrong = await client.get("/api/table/ws?tv=guess", headers={
@@ -348,7 +334,7 @@ def test_the_tv_keeps_its_live_channel_when_the_public_slots_are_full(monkeypatc
             assert wrong.status == 429
             for ws in (*crowd, tv):
                 await ws.close()
-    run(go())
+    run_async(go())
 
 
 # ----------------------------------------------------------------- S1: HTTPS on the LAN
@@ -402,7 +388,7 @@ def test_lan_serves_https_with_the_tables_own_certificate_and_plain_http_keeps_o
                 for path in ("/pin", f"/pair/{server.access.token}"):
                     refused = await session.post(f"{plain}{path}", json={"pin": server.access.pin},
                                                  headers={"Origin": plain})
-                    assert refused.status == 403 and _in_words((await refused.json())["error"]), path
+                    assert refused.status == 403 and in_words((await refused.json())["error"]), path
                 assert (await session.get(f"{plain}/api/state")).status == 403
                 # Over HTTPS the pairing works and its cookie is Secure (never sent over plain HTTP).
                 token = link.split("/pair/")[1].split("#")[0]
@@ -417,10 +403,10 @@ def test_lan_serves_https_with_the_tables_own_certificate_and_plain_http_keeps_o
             writer.close()
         return fingerprint, link, table
 
-    first, _, table = run(serve_once(False))
+    first, _, table = run_async(serve_once(False))
     kept = tls_file(journal)
     assert stat.S_IMODE(kept.stat().st_mode) == 0o600 and "PRIVATE KEY" in kept.read_text()
-    again, _, table_again = run(serve_once(True))  # resumed: the same certificate, the same TV link
+    again, _, table_again = run_async(serve_once(True))  # resumed: the same certificate, the same TV link
     assert again == first and table_again.split("?")[1] == table.split("?")[1]
     assert Devices(journal.with_name(journal.name + ".devices")).tv in table
 
@@ -437,9 +423,9 @@ def test_while_pins_are_closed_a_flood_neither_counts_nor_replaces_the_pin_again
             for _ in range(3 * PIN_TRIES_IN_ALL):
                 junk = await client.post("/pin", data=b"{" + b"9" * 5000 + b"}", headers={
                     "Origin": client.origin, "Content-Type": "application/json"})
-                assert junk.status == 429 and _in_words((await junk.json())["error"])
+                assert junk.status == 429 and in_words((await junk.json())["error"])
             assert access.pin == pin and said == ["pin_replaced"] and access.wrong_in_all == 0
-    run(go())
+    run_async(go())
 
 
 def test_the_last_connection_places_are_kept_for_paired_devices_and_the_tv():
@@ -489,7 +475,7 @@ def test_on_the_lan_the_overlays_roles_mode_is_served_over_https_only_and_only_w
                     refused = await session.get(f"{plain}{path}", allow_redirects=False, headers={"Origin": plain})
                     body = await refused.text()
                     assert refused.status == 403 and "Location" not in refused.headers, path
-                    assert key not in body and _in_words(json.loads(body)["error"]), path
+                    assert key not in body and in_words(json.loads(body)["error"]), path
                 shown = await session.get(f"{secure}/overlay/{key}", ssl=context)
                 assert shown.status == 200
                 wrong = await session.get(f"{secure}/overlay/{key[:-1]}x", ssl=context)
@@ -502,4 +488,4 @@ def test_on_the_lan_the_overlays_roles_mode_is_served_over_https_only_and_only_w
             await server.cleanup()
             writer.close()
 
-    run(serve())
+    run_async(serve())

@@ -17,8 +17,8 @@ import aiohttp
 from aiohttp.test_utils import TestServer
 from yarl import URL
 
-from tests.conftest import ROLES, series_protocol
-from tests.test_web_api import SECRETS, _in_words, judge_token, paired, post, run, signing_client
+from tests.conftest import ROLES, async_wait_for, run_async, series_protocol
+from tests.webparts import SECRETS, in_words, judge_token, paired, post, signing_client
 from voicehost.game.model import Phase
 from voicehost.game.moderator import Moderator
 from voicehost.journal import Journal, Table
@@ -27,7 +27,8 @@ from voicehost.live.evening import Evening
 from voicehost.live.texts import live_texts
 from voicehost.rules import rules_for
 from voicehost.series.store import Series
-from voicehost.web.access import PROOF_HEADER, Access, allowed_hosts, proof_mac
+from voicehost.web.access import PROOF_HEADER, Access, allowed_hosts
+from voicehost.web.devices import proof_mac
 from voicehost.web.series import EVENING_HOURS, EveningPage, SeriesDesk, add_series, fresh_evening, switch_table
 from voicehost.web.server import Hub, make_app
 
@@ -74,7 +75,7 @@ async def refused(response, status: int, *, keywords: bool = False) -> str:
     """One line in the table's words (`keywords`: it may quote the typed command's English keywords)."""
     assert response.status == status, await response.text()
     line = (await response.json())["error"]
-    assert "\n" not in line and (re.search("[а-яА-Я]", line) if keywords else _in_words(line)), line
+    assert "\n" not in line and (re.search("[а-яА-Я]", line) if keywords else in_words(line)), line
     return line
 
 
@@ -98,7 +99,7 @@ def test_the_standings_are_public_between_games_and_carry_no_secret(tmp_path):
             assert (await client.get("/api/series")).status == 401   # the host's desk is a paired device's
             hub.live.apply_json({"type": "setup", "roles": ROLES})
             assert (await (await client.get("/api/table/series")).json())["between"] is False
-    run(go())
+    run_async(go())
 
 
 def test_seating_from_the_roster_by_lot_and_in_order(tmp_path):
@@ -125,7 +126,7 @@ def test_seating_from_the_roster_by_lot_and_in_order(tmp_path):
             assert done.status == 200, await done.text()
             body = await done.json()
             assert body["seated"] == {str(i): n for i, n in enumerate(ROSTER[:9] + ["Лёва"], start=1)}
-            assert _in_words(body["message"])
+            assert in_words(body["message"])
             assert hub.live.entries[-1][1]["type"] == "seating"   # journaled as any input
 
             drawn = await post(client, "/api/series/seating", {"names": ROSTER[1:], "draw": True}, csrf)
@@ -135,7 +136,7 @@ def test_seating_from_the_roster_by_lot_and_in_order(tmp_path):
             late = await post(client, "/api/series/seating", {"names": ROSTER[:10], "draw": True}, csrf)
             assert "раздачи" in await refused(late, 409)
             assert sorted(hub.live.game.state.record.names.values()) == sorted(ROSTER[1:])
-    run(go())
+    run_async(go())
 
 
 def test_a_newcomer_joins_the_roster_once(tmp_path):
@@ -154,7 +155,7 @@ def test_a_newcomer_joins_the_roster_once(tmp_path):
             for bad in ({"name": "<script>"}, {"name": ""}, {"name": 5}, {"name": "x" * 41}, {"who": "Аня"}):
                 await refused(await post(client, "/api/series/newcomer", bad, csrf), 400)
             assert Series.open(tmp_path / "series", "vecher").roster == [*ROSTER, "Мирон"]
-    run(go())
+    run_async(go())
 
 
 def test_protest_and_next_game_only_after_the_end(tmp_path):
@@ -183,11 +184,11 @@ def test_protest_and_next_game_only_after_the_end(tmp_path):
             assert calls == ["refile"]   # the series follows the protest, as typed /protest does
             assert "уже записан" in await refused(await post(client, "/api/series/protest", protest, csrf), 409)
             nxt = await post(client, "/api/series/next", {}, csrf)
-            assert nxt.status == 200 and _in_words((await nxt.json())["message"])
+            assert nxt.status == 200 and in_words((await nxt.json())["message"])
             assert calls == ["refile", "new"]
             assert (await post(client, "/api/series/next", {}, csrf)).status == 200   # a second tap while it starts
             assert calls == ["refile", "new"]
-    run(go())
+    run_async(go())
 
 
 def test_a_judge_reads_the_desk_but_changes_nothing(tmp_path):
@@ -207,7 +208,7 @@ def test_a_judge_reads_the_desk_but_changes_nothing(tmp_path):
                                ("/api/series/protest", {"team": "red", "votes": 8, "outcome": "annulled"})]:
                 assert (await post(client, path, body, desk["csrf"])).status == 403, path
             assert hub.live.game.state.record.names == {} and calls == [] and "Мирон" not in evening.series.roster
-    run(go())
+    run_async(go())
 
 
 def test_the_next_game_is_served_by_the_same_page(tmp_path):
@@ -227,7 +228,7 @@ def test_the_next_game_is_served_by_the_same_page(tmp_path):
             assert hub.said == said   # the old game no longer speaks to the page
             good = await post(client, "/api/series/seating", {"names": ROSTER[:10], "draw": True}, state["csrf"])
             assert good.status == 200 and second.game.state.record.names and not first.game.state.record.names
-    run(go())
+    run_async(go())
 
 
 class Phone:
@@ -271,8 +272,9 @@ def test_one_page_server_all_evening_and_a_restart_keeps_the_phone(tmp_path):
             for seat in REDS_OUT:
                 first.apply_json({"type": "disqualify", "seat": seat})
             first.apply_json({"type": "protest", "team": "red", "votes": 8, "outcome": "annulled"})
-            await first.undo_async()   # the protest taken back: the series must hold the game without it
-            await asyncio.sleep(0.05)
+            # The protest taken back: the series must hold the game without it.
+            await asyncio.wait_for(first.undo_async(), 10)
+            await async_wait_for(lambda: bool(refiled))
             assert refiled == ["refile"] and first.game.state.record.protest is None
             devices = evening.series.folder / "evening.devices"
             assert devices.is_file() and not (evening.journals / "game-001.jsonl.devices").exists()
@@ -299,7 +301,7 @@ def test_one_page_server_all_evening_and_a_restart_keeps_the_phone(tmp_path):
             await phone.http.close()
             await page.close()
 
-    run(go())
+    run_async(go())
 
 
 def test_an_earlier_evenings_devices_are_forgotten(tmp_path):
@@ -336,7 +338,7 @@ def test_every_host_input_names_itself_on_the_undo_button_in_both_languages():
 
 
 def test_a_table_without_a_series_answers_204_and_the_page_asks_no_more():
-    from tests.test_web_api import page
+    from tests.webparts import page
 
     async def go():
         async with page() as (client, live, access):
@@ -345,7 +347,7 @@ def test_a_table_without_a_series_answers_204_and_the_page_asks_no_more():
             assert (await client.get("/api/series")).status == 204
             assert (await post(client, "/api/series/next", {}, csrf)).status == 204
             assert live.game.phase is not Phase.SETUP   # nothing else changed
-    run(go())
+    run_async(go())
 
 
 def test_the_ukrainian_table_reads_its_standings_in_ukrainian(tmp_path):
@@ -358,7 +360,7 @@ def test_the_ukrainian_table_reads_its_standings_in_ukrainian(tmp_path):
             assert words["series_col_coefficient"] == "Коеф." and words["series_by_lot"] == "жереб"
             data = await (await client.get("/api/table/series")).json()
             assert data["count"] == 1 and len(data["rows"]) == 10
-    run(go())
+    run_async(go())
 
 
 def test_the_tv_reads_the_standings_over_plain_http_on_the_lan():
@@ -374,7 +376,7 @@ def test_a_crash_and_run_series_again_keep_the_phone_paired(tmp_path):
     import subprocess
     import sys
 
-    from tests.test_web_browser import free_port
+    from tests.browserparts import free_port
 
     Series.create(tmp_path / "series", "vecher", ROSTER, "4mafia")
     (tmp_path / "config.toml").write_text(f'series_dir = "{tmp_path / "series"}"\n', "utf-8")
@@ -398,7 +400,7 @@ def test_a_crash_and_run_series_again_keep_the_phone_paired(tmp_path):
     async def pair(url: str, base: str) -> Phone:
         phone = Phone(base)
         path, _, fragment = url.partition("#")
-        from voicehost.web.access import unb64
+        from voicehost.web.devices import unb64
 
         phone.key = unb64(fragment)
         answer = await phone.http.post(path, headers={"Origin": base})
@@ -428,7 +430,7 @@ def test_a_crash_and_run_series_again_keep_the_phone_paired(tmp_path):
             finally:
                 await phone.http.close()
 
-        desk, cookies, key = asyncio.run(before())
+        desk, cookies, key = run_async(before())
         assert sorted(desk["seated"].values()) == sorted(ROSTER[1:])
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=10)
@@ -448,7 +450,7 @@ def test_a_crash_and_run_series_again_keep_the_phone_paired(tmp_path):
             finally:
                 await again.http.close()
 
-        resumed = asyncio.run(after())
+        resumed = run_async(after())
         assert resumed["seated"] == desk["seated"] and resumed["phase_id"] != "setup"   # the same game goes on
         assert "Игра продолжена по журналу" in (tmp_path / "second.log").read_text("utf-8")
     finally:

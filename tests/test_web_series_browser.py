@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
+from tests.browserparts import CHROMIUM, FLAGS, axe_violations, free_port, small_targets
 from tests.conftest import ROOT, series_protocol
-from tests.test_web_browser import CHROMIUM, FLAGS, axe_violations, free_port, small_targets
 from voicehost.series.store import Series
 
 SHOTS = ROOT / "tests" / "web" / "screenshots"

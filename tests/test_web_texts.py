@@ -58,3 +58,19 @@ def test_the_pages_render_fully_in_each_language():
     assert uk("tally_prompt", seat=7) == "Введіть голоси за гравця номер 7"
     assert uk.input({"type": "foul", "seat": 2}) == "фол гравцю 2"
     assert uk.answer(CheckRecord(1, "sheriff", 2, "black")) == "Шериф: гравець 2 — чорний"
+
+
+def test_the_page_the_terminal_and_the_speaker_write_a_value_alike():
+    """One formatter for every text: a whole number of seconds without ".0", a
+    list as "1, 2"; the page, the live table and the moderator agree."""
+    from voicehost.live.texts import LiveTexts
+    from voicehost.phrasebook import format_value, load_phrasebook
+
+    assert [format_value(v) for v in (10.0, 1.5, 7, [3, 7], "слово")] == ["10", "1.5", "7", "3, 7", "слово"]
+    texts = Texts("phrasebook.ru")
+    texts.words = {**texts.words, "probe": "{seconds} / {seats}"}
+    live = LiveTexts({"probe": "{seconds} / {seats}"}, {}, {}, ())
+    book = load_phrasebook("phrasebook.ru")
+    spoken = book.text("silenced_speaks", seat=3, seconds=30.0)
+    assert "30 секунд" in spoken and ".0" not in spoken
+    assert texts("probe", seconds=30.0, seats=[3, 7]) == live.text("probe", seconds=30.0, seats=[3, 7]) == "30 / 3, 7"

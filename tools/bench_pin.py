@@ -31,7 +31,8 @@ from pathlib import Path
 
 import aiohttp
 
-from voicehost.web.access import PROOF_HEADER, b64, proof_mac, unb64
+from voicehost.web.access import PROOF_HEADER
+from voicehost.web.devices import b64, proof_mac, unb64
 
 ROLES = {"1": "citizen", "2": "mafia", "3": "citizen", "4": "don", "5": "citizen", "6": "sheriff", "7": "mafia",
          "8": "citizen", "9": "citizen", "10": "citizen"}

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from voicehost.errors import VoicehostError
+from voicehost.jsonio import read_json_file
 from voicehost.paths import MANIFEST, MODELS
 
 CHUNK = 1 << 16
@@ -122,9 +123,9 @@ def _lock_path(folder: Path) -> Path:
 
 def _pinned(folder: Path) -> dict[str, str]:
     try:
-        pinned: dict[str, str] = json.loads(_lock_path(folder).read_text("utf-8"))
+        pinned: dict[str, str] = read_json_file(_lock_path(folder), "checksums lock")
         return pinned
-    except (OSError, json.JSONDecodeError):
+    except VoicehostError:
         return {}
 
 

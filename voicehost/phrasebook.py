@@ -6,9 +6,11 @@ the table's words at the edge: the speaker, the terminal, the page."""
 from __future__ import annotations
 
 import string
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
 
 from voicehost.errors import DataError, VoicehostError
@@ -26,12 +28,20 @@ SECTIONS = ("say", "explain", "cards", "refuse", "inputs", "phase", "status", "f
 _INPUT_VALUES = ("input", "wanted")
 
 
-def _fmt(value: Any) -> str:
+def format_value(value: Any) -> str:
+    """A value as the table reads it, in every text of the phrasebook (the
+    moderator's, the page's, the live table's): a list as "1, 2, 3", a number
+    without a trailing ".0" (10.0 -> "10", 1.5 -> "1.5")."""
     if isinstance(value, (list, tuple)):
         return ", ".join(str(v) for v in value)
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
+
+
+def formatted(values: Mapping[str, Any]) -> dict[str, str]:
+    """Every value of a text's placeholders, formatted by `format_value`."""
+    return {key: format_value(value) for key, value in values.items()}
 
 
 def verdict_values(event: Nomination, rules: RuleOptions) -> tuple[str, dict[str, Any]]:
@@ -58,10 +68,10 @@ class Phrasebook:
     status_floor: dict[str, str]
 
     def text(self, key: str, **values: Any) -> str:
-        return self.say[key].format(**{k: _fmt(v) for k, v in values.items()})
+        return self.say[key].format(**formatted(values))
 
     def explanation(self, reason: str, **values: Any) -> str:
-        return self.explain[reason].format(**{k: _fmt(v) for k, v in values.items()})
+        return self.explain[reason].format(**formatted(values))
 
     def render(self, output: Output) -> str:
         """The words of one output, in this phrasebook's language."""
@@ -83,7 +93,7 @@ class Phrasebook:
             named = f"{values['seat']}, {values['name']}" + ("," if after[:1] not in ("", ".", "?", "!", ":") else "")
             rest = {k: v for k, v in values.items() if k not in ("name", "seat")}
             return template.replace("{seat}", "{named}").format(
-                named=named, **{k: _fmt(v) for k, v in rest.items()})
+                named=named, **formatted(rest))
         return self.text(output.key, **values)
 
     def confirmation(self, seat: int, phrase: str = "") -> str:
@@ -104,13 +114,13 @@ class Phrasebook:
             return str(error)
         values = {k: self.inputs.get(v, v) if k in _INPUT_VALUES and isinstance(v, str) else v
                   for k, v in error.values.items()}
-        return template.format(**{k: _fmt(v) for k, v in values.items()})
+        return template.format(**formatted(values))
 
     def phase_label(self, phase: str) -> str:
         return self.phase.get(phase, phase)
 
 
-def _check(section: dict[str, Any], where: str) -> dict[str, str]:
+def _check(section: Mapping[str, Any], where: str) -> dict[str, str]:
     out = {}
     for key, text in section.items():
         if not isinstance(text, str):
@@ -128,10 +138,22 @@ def load_phrasebook(name: str = "phrasebook.ru", folder: Path | PhraseData | Non
     return _load_phrasebook(name, source(folder))
 
 
+def phrasebook_data(name: str, folder: Path | PhraseData | None = None) -> Mapping[str, Any]:
+    """The one reading of a phrasebook file (over the one it `inherit`s), from
+    which its sentences (`load_phrasebook`), the page's words (web/texts.py) and
+    the live table's (live/texts.py) are taken. Shared: never modified."""
+    return _phrasebook_data(name, source(folder))
+
+
+@lru_cache(maxsize=8)
+def _phrasebook_data(name: str, phrases: PhraseData) -> Mapping[str, Any]:
+    return MappingProxyType(phrases.read_inherited(name, "phrasebook"))
+
+
 @lru_cache(maxsize=8)
 def _load_phrasebook(name: str, phrases: PhraseData) -> Phrasebook:
     path = phrases.path(f"{name}.toml")
-    data = phrases.read_inherited(name, "phrasebook")
+    data = _phrasebook_data(name, phrases)
     sections = {}
     for section in SECTIONS:
         if not isinstance(data.get(section, {}), dict):

@@ -20,6 +20,7 @@ from voicehost.game.moderator import Moderator, new_game
 from voicehost.game.protocol import protocol_text
 from voicehost.journal import Journal, Table, replay_scan, scan_file
 from voicehost.journal.keys import key_path
+from voicehost.jsonio import NotANumber, loads_strict
 from voicehost.rules import RuleOptions
 
 
@@ -62,15 +63,13 @@ class Simulation:
             self.outputs += self.table.advance(deadline)
 
 
-def _no_constant(name: str) -> Any:
-    raise InputError(f"'{name}' is not a number a script may use")
-
-
 def _parse_line(line: str, size: int) -> Event:
     """One script line; JSON nested too deep, numbers too long to convert and
     NaN or Infinity are refused with one line, like any malformed JSON."""
     try:
-        data = json.loads(line, parse_constant=_no_constant)
+        data = loads_strict(line)
+    except NotANumber as exc:
+        raise InputError(f"'{exc.name}' is not a number a script may use") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON ({exc.msg})") from None
     except RecursionError:

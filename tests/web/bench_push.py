@@ -8,7 +8,8 @@ import json
 import statistics
 import time
 
-from tests.test_web_api import page, paired, until
+from tests.conftest import until
+from tests.webparts import page, paired
 from voicehost.game.model import Phase
 
 
@@ -17,7 +18,7 @@ async def main() -> None:
         state = await paired(client, access)
         until(live, Phase.SPEECH)
         ws = await client.ws_connect("/api/ws", headers={"Origin": client.origin})
-        await ws.receive_str()
+        await asyncio.wait_for(ws.receive_str(), 5)
         times = []
         for i in range(40):
             seat = 1 + (i // 2) % 9

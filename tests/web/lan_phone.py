@@ -22,7 +22,8 @@ import aiohttp
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from voicehost.web.access import PROOF_HEADER, b64, pin_key, proof_mac, unb64
+from voicehost.web.access import PROOF_HEADER
+from voicehost.web.devices import b64, pin_key, proof_mac, unb64
 
 ROLES = {"1": "citizen", "2": "mafia", "3": "citizen", "4": "don", "5": "citizen", "6": "sheriff", "7": "mafia",
          "8": "citizen", "9": "citizen", "10": "citizen"}

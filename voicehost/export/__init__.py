@@ -22,6 +22,7 @@ from voicehost.export.facts import Facts, collect
 from voicehost.export.names import names_event
 from voicehost.files import input_file, kept_record, output_file, write_atomic
 from voicehost.journal import Table, replay_scan, scan_file
+from voicehost.jsonio import read_json_file
 
 FORMATS = {"mafiaratings": mafiaratings.record, "polemica": polemica.record}
 
@@ -122,10 +123,8 @@ def _journal_beside(protocol: Path) -> Path | None:
 def _is_protocol(path: Path) -> bool:
     """A protocol is one JSON object over the whole file; a journal is one per line."""
     try:
-        if not path.is_file() or path.stat().st_size > 16 * 1024 * 1024:
-            return False
-        data = json.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        data = read_json_file(path, "protocol") if path.is_file() else None
+    except VoicehostError:
         return False
     return isinstance(data, dict) and "eliminated" in data and "winner" in data
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from voicehost.errors import JournalError
+from voicehost.jsonio import loads_strict
 from voicehost.rules import RuleOptions, rules_for
 
 VERSION = 5
@@ -184,10 +185,6 @@ def encode_line(previous: str, entry: dict[str, Any], key: bytes | None = None) 
     return body[:-1] + _HASH_PREFIX + digest.encode("ascii") + b'"}\n', digest
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number")
-
-
 _HEX = frozenset(b"0123456789abcdef")
 
 
@@ -233,7 +230,7 @@ class Scan:
 def _parse(raw: bytes) -> dict[str, Any] | None:
     """One line as a JSON object, or None when it cannot be read at all."""
     try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+        data = loads_strict(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None

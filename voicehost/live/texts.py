@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from voicehost.errors import DataError
+from voicehost.phrasebook import formatted, phrasebook_data
 from voicehost.phrasedata import PhraseData, source
 
 
@@ -24,7 +25,7 @@ class LiveTexts:
 
     def text(self, key: str, **values: Any) -> str:
         try:
-            return self.lines[key].format(**{k: _fmt(v) for k, v in values.items()})
+            return self.lines[key].format(**formatted(values))
         except KeyError as exc:
             raise DataError(f"phrasebook [live] block: no text '{key}' or no value {exc}") from None
 
@@ -41,20 +42,14 @@ class LiveTexts:
         if "seat" in event and event["seat"] is None:
             kind = "shot_miss" if kind == "shot" else "nobody"
         template = self.inputs.get(kind, self.inputs.get("_", kind))
-        return template.format(**{k: _fmt(v) for k, v in values.items()})
+        return template.format(**formatted(values))
 
     def value(self, key: str, **values: Any) -> str:
         """A value of the CSV protocol in the table's words; an unknown one as it is."""
-        return self.protocol.get(key, key).format(**{k: _fmt(v) for k, v in values.items()})
+        return self.protocol.get(key, key).format(**formatted(values))
 
     def where(self, key: str, **values: Any) -> str:
-        return self.status.get(key, key).format(**{k: _fmt(v) for k, v in values.items()})
-
-
-def _fmt(value: Any) -> str:
-    if isinstance(value, (list, tuple)):
-        return ", ".join(str(v) for v in value)
-    return str(value)
+        return self.status.get(key, key).format(**formatted(values))
 
 
 def live_texts(phrasebook: str, folder: Path | PhraseData | None = None) -> LiveTexts:
@@ -64,7 +59,7 @@ def live_texts(phrasebook: str, folder: Path | PhraseData | None = None) -> Live
 
 @lru_cache(maxsize=8)
 def _live_texts(phrasebook: str, phrases: PhraseData) -> LiveTexts:
-    data = phrases.read_inherited(phrasebook, "phrasebook")
+    data = phrasebook_data(phrasebook, phrases)
     block = dict(data.get("live", {}))
     inputs = {key[len("input_"):]: value for key, value in data.get("web", {}).items()
               if key.startswith("input_") and isinstance(value, str)}   # the page's names of host inputs

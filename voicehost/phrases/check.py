@@ -7,6 +7,7 @@ from typing import Any
 
 from voicehost.errors import InputError
 from voicehost.files import input_file, read_input
+from voicehost.jsonio import loads_strict
 from voicehost.phrases.grammar import Grammar
 from voicehost.phrases.listener import ListenerEvent, Nomination, SpeechListener, StaticContext
 from voicehost.phrases.words import Word, words_from_json, words_from_text
@@ -38,17 +39,13 @@ def check_speech(
     return sorted(events, key=lambda e: e.t)
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number")
-
-
 def _words(text: str | None, source: str | None) -> list[Word]:
     """The speech: plain words (`--text`), or recognized words as JSON from a file or stdin."""
     if text is not None:
         return words_from_text(text)
     raw = read_input(source)
     try:
-        data = json.loads(raw, parse_constant=_no_constant)
+        data = loads_strict(raw)
     except json.JSONDecodeError as exc:
         raise InputError(f"input is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     except RecursionError:

@@ -15,6 +15,7 @@ from typing import Any
 
 from voicehost.errors import InputError
 from voicehost.files import write_atomic
+from voicehost.jsonio import read_json_file
 from voicehost.series.names import check_name, name_key
 from voicehost.series.standings import Game, Lot, Row, game_from, standings
 
@@ -33,17 +34,7 @@ def series_name(name: str) -> str:
 
 def read_json(path: Path, what: str) -> Any:
     """A JSON file, or an InputError naming it in one line."""
-    try:
-        if path.stat().st_size > MAX_FILE:
-            raise InputError(f"{path}: larger than {MAX_FILE // 1024 // 1024} MB, not a {what}",
-                             key="file_damaged", values={"word": str(path)})
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file", key="file_missing", values={"word": str(path)}) from None
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) else "not JSON"
-        raise InputError(f"{path}: cannot read the {what} ({why})", key="file_damaged",
-                         values={"word": str(path)}) from None
+    return read_json_file(path, what, max_bytes=MAX_FILE)
 
 
 class FileRefusal(InputError):

@@ -12,7 +12,8 @@ from aiohttp import web
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from voicehost.web.access import ACCESS_KEY, Access, Grant, b64, decode_key, pin_key
+from voicehost.web.access import ACCESS_KEY, Access, Grant
+from voicehost.web.devices import b64, decode_key, pin_key
 from voicehost.web.gate import Gate
 from voicehost.web.hub import HUB
 from voicehost.web.texts import TEXTS_KEY, Texts

@@ -20,8 +20,9 @@ from aiohttp import web
 
 from voicehost.errors import VoicehostError
 from voicehost.live import LiveTable
-from voicehost.web.access import ACCESS_KEY, Access, Devices, allowed_hosts, devices_file
+from voicehost.web.access import ACCESS_KEY, Access, allowed_hosts
 from voicehost.web.api import PAGE_INPUTS, add_api
+from voicehost.web.devices import Devices, devices_file
 from voicehost.web.gate import Gate, GatedSite
 from voicehost.web.guard import guard
 from voicehost.web.hub import HUB, Hub, host_socket, overlay_socket, table_socket
@@ -30,8 +31,6 @@ from voicehost.web.pages import BASE_URL, FINGERPRINT, GATE, OUT, PAIR_URL, STAT
 from voicehost.web.series import SeriesDesk, add_series
 from voicehost.web.texts import TEXTS_KEY, Texts
 from voicehost.web.tls import table_certificate, tls_file
-
-ACCESS = ACCESS_KEY
 
 
 def make_app(live: LiveTable, access: Access, hub: Hub, out: TextIO, pair_url: Callable[[], str],
@@ -187,5 +186,5 @@ async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port:
     return PageServer(runner, pump, access, base())
 
 
-__all__ = ["ACCESS", "HUB", "PAGE_INPUTS", "STATIC", "Hub", "PageServer", "lan_address", "make_app", "render_page",
+__all__ = ["HUB", "PAGE_INPUTS", "STATIC", "Hub", "PageServer", "lan_address", "make_app", "render_page",
            "start_server"]

@@ -11,6 +11,7 @@ from aiohttp import web
 
 from voicehost.errors import DataError
 from voicehost.game.records import CheckRecord
+from voicehost.phrasebook import formatted, phrasebook_data
 from voicehost.phrasedata import PhraseData, source
 
 _SEAT_INPUTS = ("shot", "don_check", "sheriff_check", "foul", "unfoul", "disqualify", "leave_table",
@@ -25,7 +26,7 @@ def load_web_texts(name: str = "phrasebook.ru", folder: Path | PhraseData | None
 
 @lru_cache(maxsize=8)
 def _load_web_texts(name: str, phrases: PhraseData) -> dict[str, str]:
-    data = phrases.read_inherited(name, "phrasebook")
+    data = phrasebook_data(name, phrases)
     section = data.get("web", {})
     if not isinstance(section, dict) or not all(isinstance(v, str) for v in section.values()):
         raise DataError(f"{phrases.path(name + '.toml')}: every [web] text must be text")
@@ -41,19 +42,13 @@ class _Blank(dict[str, str]):
         return ""
 
 
-def _fmt(value: Any) -> str:
-    if isinstance(value, (list, tuple)):
-        return ", ".join(str(v) for v in value)
-    return str(value)
-
-
 class Texts:
     def __init__(self, phrasebook: str = "phrasebook.ru") -> None:
         self.words = load_web_texts(phrasebook)
 
     def __call__(self, key: str, **values: Any) -> str:
         text = self.words.get(key, key)
-        return string.Formatter().vformat(text, (), _Blank({k: _fmt(v) for k, v in values.items()}))
+        return string.Formatter().vformat(text, (), _Blank(formatted(values)))
 
     def input(self, event: dict[str, Any]) -> str:
         """What a host input was, in words (for undo)."""

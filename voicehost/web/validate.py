@@ -11,6 +11,7 @@ from aiohttp import web
 
 from voicehost.errors import InputError
 from voicehost.game.events import MAX_COUNT, NAME_LENGTH, Event, parse_event
+from voicehost.jsonio import loads_strict
 from voicehost.phrasebook import Phrasebook
 
 MAX_DEPTH = 8
@@ -46,7 +47,7 @@ async def read_json(request: web.Request, *, allow_empty: bool = False) -> Any:
     if _depth(text) > MAX_DEPTH:
         raise Refusal(400, "too_deep")
     try:
-        return json.loads(text, parse_int=_small_int, parse_constant=_no_constant)
+        return loads_strict(text, parse_int=_small_int)
     except RecursionError:
         raise Refusal(400, "too_deep") from None
     except _TooLong:
@@ -63,10 +64,6 @@ def _small_int(digits: str) -> int:
     if len(digits.lstrip("-")) > 9:
         raise _TooLong(digits[:12])
     return int(digits)
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _depth(text: str) -> int:
