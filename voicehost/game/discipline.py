@@ -4,7 +4,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from voicehost.game import floors, narration, scoring
+from voicehost.game import narration, scoring
 from voicehost.game.model import Cause, Elimination, FloorKind, Phase
 
 if TYPE_CHECKING:
@@ -58,6 +58,8 @@ def unfoul(game: Moderator, seat: int) -> None:
 
 def removal(game: Moderator, seat: int, cause: Cause) -> None:
     """A removal by the host: 4th foul, disqualification, leaving the table."""
+    from voicehost.game import floors
+
     game.say(narration.REMOVAL_SAY[cause], seat=seat)
     if in_own_last_word(game, seat):
         floors.close_floor(game)

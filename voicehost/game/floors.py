@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from voicehost.game import narration, voting
+from voicehost.game import narration
 from voicehost.game.events import Speech
 from voicehost.game.model import Floor, FloorKind, Phase
 from voicehost.phrases.listener import (
@@ -126,6 +126,8 @@ def next_queued_floor(game: Moderator) -> None:
                    else game.rules.last_word_seconds)
         open_floor(game, seat, kind, seconds)
         return
+    from voicehost.game import voting
+
     then, floors.then = floors.then, ""
     if then == "speeches":
         start_speeches(game)
