@@ -63,7 +63,7 @@ def _said_keys() -> set[str]:
     import ast
 
     from voicehost.game import narration
-    from voicehost.game.city import CityVariant
+    from voicehost.game.variants.city import CityVariant
     from voicehost.game.variants.sports import SportsVariant
 
     keys: set[str] = set(narration.FLOOR_INTRO.values()) | set(narration.REMOVAL_SAY.values())

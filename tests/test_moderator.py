@@ -623,7 +623,7 @@ def test_spec_5_a_check_window_lasts_its_full_time_whatever_was_entered(how):
     """SPEC §5: "Шериф засыпает" comes the same time after "Просыпается Шериф"
     whether the sheriff lives and checks, lives and does not, or is dead."""
     play = Play()
-    sheriff = play.game._seat_of_role("sheriff")
+    sheriff = play.game.role_seat("sheriff")
     if how == "role dead":
         play.step({"type": "disqualify", "seat": sheriff})
     play.shot(None)

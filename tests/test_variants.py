@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import Play
-from voicehost.game.city import TRANSITIONS as CITY
-from voicehost.game.city import CityCause, CitySide, CityVariant
 from voicehost.game.model import Cause, Phase, Team, Winner
 from voicehost.game.moderator import Moderator
+from voicehost.game.variants.city import TRANSITIONS as CITY
+from voicehost.game.variants.city import CityCause, CitySide, CityVariant
 from voicehost.game.variants.sports import TRANSITIONS as SPORTS
 from voicehost.game.variants.sports import SportsVariant
 from voicehost.rules import rules_for

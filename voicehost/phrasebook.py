@@ -64,8 +64,11 @@ class Phrasebook:
         return self.explain[reason].format(**{k: _fmt(v) for k, v in values.items()})
 
     def render(self, output: Output) -> str:
-        """The words of one output, in this phrasebook's language."""
+        """The words of one output, in this phrasebook's language. A `card`
+        value is a role's key, read out as the phrasebook's card for it."""
         values = output.values
+        if "card" in values:
+            values = {**values, "card": self.cards.get(values["card"], values["card"])}
         if output.kind == "suggest":
             return str(values["word"])
         if "explain" in values:

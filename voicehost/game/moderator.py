@@ -7,8 +7,12 @@ web page all drive this one engine.
 
 The engine is small: it keeps the clock and the timers, admits or refuses an
 input (game/admission.py), and hands the input to the stage that owns it:
-floors, voting, night, discipline, scoring, narration. What differs between
-sports mafia and the city variant is a `Variant` composed in.
+floors, voting, night, discipline, scoring. A stage decides and returns its
+decision as effects (game/effects.py); the engine is the one place that
+applies them, turns announcements into outputs (narration), and routes a
+cross-stage request (a removal, a win check, the next floors, nightfall) to
+the stage that owns it. What differs between sports mafia and the city
+variant is a `Variant` composed in; the stages ask the engine, which asks it.
 
 Timers belong to the phase that set them and die with it. A timer fires at
 its deadline, stamped with that deadline, however late `advance` is called:
@@ -20,7 +24,8 @@ import copy
 from typing import Any
 
 from voicehost.errors import GameError
-from voicehost.game import discipline, floors, narration, scoring
+from voicehost.game import discipline, floors, narration, night, scoring, voting
+from voicehost.game import effects as fx
 from voicehost.game.admission import admit
 from voicehost.game.admission import fits as admission_fits
 from voicehost.game.admission import precheck as admission_precheck
@@ -40,12 +45,13 @@ from voicehost.game.events import (
     Votes,
     event_type,
 )
-from voicehost.game.model import Cause, Output, Phase
+from voicehost.game.model import Output, Phase, Timer
 from voicehost.game.state import GameState
 from voicehost.game.variants.base import Variant, variant_for
 from voicehost.game.views import StateView
 from voicehost.phrasebook import Phrasebook, load_phrasebook
 from voicehost.phrases.grammar import Grammar, load_grammar
+from voicehost.phrases.words import Word
 from voicehost.rules import RuleOptions
 
 
@@ -78,7 +84,7 @@ class Moderator(StateView):
         mark = len(self.outputs)
         if isinstance(event, Heard):
             self._advance(now)
-            floors.hear(self, event.word)
+            self._hear(event.word)
             return self.outputs[mark:]
         if isinstance(event, Names):  # fits anywhere: the protocol's players, the exports
             self._advance(now)
@@ -191,17 +197,17 @@ class Moderator(StateView):
         clock.now = max(clock.now, now)
 
     def _fire(self, name: str) -> None:
-        if name == "floor_warn":
+        if name == Timer.FLOOR_WARN:
             self.say("ten_seconds")
-        elif name == "floor_end":
-            self.say("floor_over")
-            floors.close_floor(self)
-        elif name == "pass" and self.state.floors.listener is not None:
-            floors.listener_events(self, self.state.floors.listener.expire(self.state.clock.now))
-        elif name == "step":
-            self.variant.step(self)
+        elif name == Timer.FLOOR_END:
+            self._run([fx.say("floor_over"), fx.CloseFloor()])
+        elif name == Timer.PASS and self.state.floors.listener is not None:
+            listener = self.state.floors.listener
+            self._run(floors.listener_events(self, listener.expire(self.state.clock.now)))
+        elif name == Timer.STEP:
+            self._run(self.variant.step(self))
 
-    def set_timer(self, name: str, seconds: float) -> None:
+    def set_timer(self, name: Timer, seconds: float) -> None:
         self.state.clock.timers[name] = self.state.clock.base + seconds
 
     def enter(self, phase: Phase) -> None:
@@ -218,7 +224,98 @@ class Moderator(StateView):
 
     def say(self, key: str, *, private: bool = False, t: float | None = None,
             **values: Any) -> None:
-        narration.say(self, key, private=private, t=t, **values)
+        self._run([fx.Say(key, values, private, t)])
+
+    # ------------------------------------------------------ applying decisions
+
+    def _run(self, effects: fx.Effects) -> bool:
+        """Apply a stage's decision in order; True (and the rest dropped) once
+        an effect has ended the game."""
+        return any(self._do(effect) for effect in effects)
+
+    def _do(self, effect: fx.Effect) -> bool:  # noqa: C901 - one branch per effect, flat
+        state = self.state
+        if isinstance(effect, fx.Say):
+            self.outputs.append(narration.said(state, self.rules, effect))
+        elif isinstance(effect, fx.Suggest):
+            self.outputs.append(narration.suggestion(effect))
+        elif isinstance(effect, fx.Explain):
+            self.outputs.append(narration.explanation(self.rules, effect))
+        elif isinstance(effect, fx.Enter):
+            self.enter(effect.phase)
+        elif isinstance(effect, fx.SetTimer):
+            self.set_timer(effect.name, effect.seconds)
+        elif isinstance(effect, fx.SetDeadline):
+            state.clock.timers[effect.name] = effect.at
+        elif isinstance(effect, fx.ClearTimers):
+            state.clock.timers.clear()
+        elif isinstance(effect, fx.Remove):
+            discipline.remove(state, effect.seat, effect.cause)
+        elif isinstance(effect, fx.Removal):
+            return self._run(discipline.removal(self, effect.seat, effect.cause))
+        elif isinstance(effect, fx.CheckWin):
+            winner = self.variant.winner(self)
+            return winner is not None and self._finish(winner)
+        elif isinstance(effect, fx.Finish):
+            return self._finish(effect.winner)
+        elif isinstance(effect, fx.StartSpeeches):
+            return self._run(floors.start_speeches(self))
+        elif isinstance(effect, fx.QueueFloors):
+            return self._run(floors.queue_floors(self, effect.seats, effect.kind, effect.then))
+        elif isinstance(effect, fx.CloseFloor):
+            return self._run(floors.close_floor(self))
+        elif isinstance(effect, fx.StartVote):
+            return self._run(self.variant.start_vote(self))
+        elif isinstance(effect, fx.StartRound):
+            return self._run(voting.start_round(self, effect.candidates))
+        elif isinstance(effect, fx.AskLift):
+            return self._run(voting.ask_lift(self))
+        elif isinstance(effect, fx.CancelDay):
+            state.day.cancel_day = effect.day
+        elif isinstance(effect, fx.Nightfall):
+            return self._run(self.variant.nightfall(self))
+        elif isinstance(effect, fx.Morning):
+            return self._run(night.morning(self))
+        elif isinstance(effect, fx.Dawn):
+            return self._run(self.variant.dawn(self))
+        elif isinstance(effect, fx.FirstKilled):
+            state.record.first_killed = effect.seat
+        return False
+
+    def _finish(self, winner: str) -> bool:
+        self._run(scoring.finish(self, winner))
+        return True
+
+    # ------------------------------------------------------------ the words
+
+    def _speech(self, event: Speech) -> None:
+        """A whole floor's words: each is heard when it starts, until the floor closes."""
+        floor = self.state.floors.floor
+        assert floor is not None
+        floor.heard = True
+        for word in event.words:
+            heard = word.shifted(floor.start)
+            if self.state.floors.floor is not floor or heard.start >= floor.end:
+                break
+            self._advance(heard.start)
+            if self.state.floors.floor is not floor:
+                break
+            self._hear(heard)
+
+    def _hear(self, word: Word) -> None:
+        listening, clock = self.state.floors, self.state.clock
+        if listening.listener is None or clock.paused_at is not None:
+            return
+        events = listening.listener.hear(word)
+        clock.now = max(clock.now, word.end)
+        self._run(floors.listener_events(self, events))
+        if listening.listener is None:
+            return
+        deadline = listening.listener.pass_deadline
+        if deadline is None:
+            clock.timers.pop(Timer.PASS, None)
+        else:
+            clock.timers[Timer.PASS] = deadline
 
     # ----------------------------------------------------------------- inputs
 
@@ -228,40 +325,39 @@ class Moderator(StateView):
             self.state.seats.roles = self.variant.deal(event.roles)
             self.state.seats.alive = set(self.state.seats.roles)
             self.state.seats.night = 1
-            self.variant.first_night(self)
+            self._run(self.variant.first_night(self))
         elif isinstance(event, Speech):
-            floors.speech(self, event)
+            self._speech(event)
         elif isinstance(event, Votes):
-            self.variant.after_tally(self, event)
+            self._run(self.variant.after_tally(self, event))
         elif isinstance(event, LiftVotes):
-            self.variant.lift_votes(self, event.count)
+            self._run(self.variant.lift_votes(self, event.count))
         elif isinstance(event, BestMove):
-            scoring.best_move(self, event)
+            self._run(scoring.best_move(self, event))
         elif isinstance(event, Control):
             self._control(event.type)
         elif isinstance(event, Candidates):
-            self.variant.candidates(self, list(event.seats))
+            self._run(self.variant.candidates(self, list(event.seats)))
         elif isinstance(event, SeatEvent):
-            self._seat_event(event)
+            self._run(self._seat_event(event))
         elif isinstance(event, Protest):
-            scoring.protest(self, event)
+            self._run(scoring.protest(self, event))
         elif isinstance(event, Seating):
             self.state.record.names = dict(sorted(event.names.items()))
             self.say("seating", players=[[seat, name] for seat, name in sorted(event.names.items())])
 
-    def _seat_event(self, event: SeatEvent) -> None:
+    def _seat_event(self, event: SeatEvent) -> fx.Effects:
         seat = event.seat
         if event.type in ("best_player", "worst_player"):
             assert seat is not None
-            scoring.award(self, seat, event.type)
-        elif event.type == "nominate":
+            return scoring.award(self, seat, event.type)
+        if event.type == "nominate":
             assert seat is not None
-            floors.host_nomination(self, seat)
-        elif event.type in discipline.HOST_REMOVALS or event.type in ("foul", "unfoul"):
+            return floors.host_nomination(self, seat)
+        if event.type in discipline.HOST_REMOVALS or event.type in ("foul", "unfoul"):
             assert seat is not None
-            discipline.apply(self, event.type, seat)
-        else:
-            self.variant.night_input(self, event)
+            return discipline.apply(self, event.type, seat)
+        return self.variant.night_input(self, event)
 
     def _control(self, kind: str) -> None:
         clock = self.state.clock
@@ -278,7 +374,7 @@ class Moderator(StateView):
             self.say("resumed")
             self._restart_count()
         else:
-            floors.close_floor(self)
+            self._run(floors.close_floor(self))
 
     def _restart_count(self) -> None:
         """The mafia's number calls, interrupted (a pause, a crash resumed
@@ -287,14 +383,22 @@ class Moderator(StateView):
         night, phase = self.state.night, self.state.seats.phase
         if phase is Phase.HUNT and not night.shot_entered and 0 < night.hunt_index < self.variant.default_seats:
             night.hunt_index = 0
-            self.state.clock.timers["step"] = self.state.clock.now + self.rules.number_call_seconds
+            self.state.clock.timers[Timer.STEP] = self.state.clock.now + self.rules.number_call_seconds
             self.say("count_again")
 
-    # ---------------------------------------------------------- for readers
+    # --------------------------------------- what the stages ask (a Context)
 
     @property
     def max_seat(self) -> int:
         return self.variant.max_seat
+
+    @property
+    def default_seats(self) -> int:
+        return self.variant.default_seats
+
+    @property
+    def nominations_by_phrase(self) -> bool:
+        return self.variant.nominations_by_phrase
 
     def seats(self) -> list[int]:
         return sorted(self.state.seats.roles) if self.state.seats.roles else list(
@@ -303,32 +407,37 @@ class Moderator(StateView):
     def seat_of(self, role: Any) -> int:
         return next(seat for seat, r in self.state.seats.roles.items() if r is role)
 
+    def role_seat(self, role: str) -> int | None:
+        """The seat dealt the role named `role`, if one was."""
+        return next((s for s, r in self.state.seats.roles.items() if r.value == role), None)
+
     def side(self, seat: int) -> str:
         return self.variant.side(self.state.seats.roles[seat])
 
+    def speaking_order(self) -> list[int]:
+        return self.variant.speaking_order(self.state)
+
+    def left_table_winner(self, seat: int) -> str | None:
+        return self.variant.left_table_winner(self, seat)
+
+    def win_key(self, winner: str) -> str:
+        return self.variant.win_say[winner]
+
+    # ---------------------------------------------------------- for readers
+
     def in_own_last_word(self, seat: int) -> bool:
-        return discipline.in_own_last_word(self, seat)
+        return discipline.in_own_last_word(self.state, seat)
 
     def best_move_open(self) -> bool:
         return self.variant.best_move_floor(self)
 
     def result_text(self) -> str | None:
         """How the game ended, in the phrasebook's words."""
-        return scoring.result_text(self)
+        winner = self.state.record.winner
+        return self.book.text(self.win_key(winner)) if winner else None
 
     def points(self) -> dict[int, float]:
         return scoring.points(self)
 
-    # Names the page, typed play and older tests read.
-    _side = side
-    _seat_of = seat_of
-    _best_move_floor = best_move_open
-
-    def _seat_of_role(self, role: str) -> int | None:
-        return next((s for s, r in self.state.seats.roles.items() if r.value == role), None)
-
     def _start_speeches(self) -> None:
-        floors.start_speeches(self)
-
-    def _remove(self, seat: int, cause: Cause) -> None:
-        discipline.remove(self, seat, cause)
+        self._run(floors.start_speeches(self))

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from voicehost.game.model import Elimination, Floor, FloorKind, Phase
+from voicehost.game.model import Elimination, Floor, FloorKind, Phase, Then
 from voicehost.phrases.listener import SpeechListener
 
 
@@ -83,7 +83,7 @@ class Floors:
     listener: SpeechListener | None = None
     count: int = 0
     queue: list[tuple[int, FloorKind]] = field(default_factory=list)
-    then: str = ""
+    then: Then = Then.NOTHING
 
 
 @dataclass
