@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
-from voicehost.game.model import Cause, FloorKind, Phase, Then, Timer, Winner
+from voicehost.game.model import Cause, FloorKind, Phase, Then, Timer
 
 if TYPE_CHECKING:
     from voicehost.game.state import GameState
@@ -50,7 +50,7 @@ class Context(Protocol):
 
     def speaking_order(self) -> list[int]: ...
 
-    def left_table_winner(self, seat: int) -> str | None: ...
+    def left_table_winner(self, seat: int) -> StrEnum | None: ...
 
     def win_key(self, winner: str) -> str: ...
 
@@ -146,7 +146,7 @@ class CheckWin:
 class Finish:
     """End the game with this winner; the rest of the list is dropped."""
 
-    winner: Winner | str
+    winner: StrEnum
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ journal of inputs with their times replays to the identical game."""
 from __future__ import annotations
 
 import copy
+from enum import StrEnum
 from typing import Any
 
 from voicehost.errors import GameError
@@ -282,7 +283,7 @@ class Moderator(StateView):
             state.record.first_killed = effect.seat
         return False
 
-    def _finish(self, winner: str) -> bool:
+    def _finish(self, winner: StrEnum) -> bool:
         self._run(scoring.finish(self, winner))
         return True
 
@@ -417,7 +418,7 @@ class Moderator(StateView):
     def speaking_order(self) -> list[int]:
         return self.variant.speaking_order(self.state)
 
-    def left_table_winner(self, seat: int) -> str | None:
+    def left_table_winner(self, seat: int) -> StrEnum | None:
         return self.variant.left_table_winner(self, seat)
 
     def win_key(self, winner: str) -> str:

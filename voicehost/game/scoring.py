@@ -3,6 +3,8 @@ worst player, and the points (4.x). Each input's function returns what it
 decided (game/effects.py); the record's scores are its own slice."""
 from __future__ import annotations
 
+from enum import StrEnum
+
 from voicehost.game.effects import Context, Effects, Enter, say
 from voicehost.game.events import BestMove, Protest
 from voicehost.game.model import Phase, Team, Then
@@ -11,7 +13,7 @@ BEST_MOVE_BONUS = {3: 0.5, 2: 0.25}
 PROTEST_SAY = {"changed": "protest_changed", "annulled": "protest_annulled", "replayed": "protest_replayed"}
 
 
-def finish(game: Context, winner: str) -> Effects:
+def finish(game: Context, winner: StrEnum) -> Effects:
     """The game ends with `winner`: nothing queued goes on."""
     game.state.record.winner = winner
     floors = game.state.floors

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any
 
 from voicehost.game.model import Elimination, Floor, FloorKind, Phase, Then
@@ -103,7 +103,7 @@ class Record:
     best_move: dict[str, Any] | None = None
     best_player: int | None = None
     worst_player: int | None = None
-    winner: str | None = None
+    winner: StrEnum | None = None                        # a variant's side (Winner, CitySide)
     protest: dict[str, Any] | None = None                 # 1.8, SPEC §6.3: after the game
     names: dict[int, str] = field(default_factory=dict)   # the players' names the host gave (SPEC §6.1)
 

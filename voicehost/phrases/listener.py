@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol
 
 from rapidfuzz import fuzz
@@ -18,7 +19,9 @@ from voicehost.phrases.words import Word
 EPSILON = 1e-6
 
 
-class Reason:
+class Reason(StrEnum):
+    """Why a nomination was not accepted (the [explain] keys)."""
+
     EXTRA_WORDS = "extra_words"
     PAUSE_TOO_LONG = "pause_too_long"
     WRONG_FORM = "wrong_form"

@@ -9,7 +9,7 @@ variant are the two variants."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 from voicehost.errors import GameError
@@ -56,10 +56,10 @@ class Variant(Protocol):
     def side(self, role: Enum) -> str:
         """The side a role plays for (a winner's name)."""
 
-    def winner(self, game: Context) -> str | None:
+    def winner(self, game: Context) -> StrEnum | None:
         """The side that has won where the game stands, if one has."""
 
-    def left_table_winner(self, game: Context, seat: int) -> str | None:
+    def left_table_winner(self, game: Context, seat: int) -> StrEnum | None:
         """The side that wins when the player at `seat` leaves the table, if any."""
 
     # -- the sequence: each returns what it decided (game/effects.py)

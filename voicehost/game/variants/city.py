@@ -119,7 +119,7 @@ class CityVariant:
     def side(self, role: Enum) -> str:
         return CityRole(role.value).side
 
-    def winner(self, game: Context) -> str | None:
+    def winner(self, game: Context) -> StrEnum | None:
         alive = game.state.seats.alive
         sides = Counter(game.side(s) for s in alive)
         if sides[CitySide.MAFIA] == 0 and sides[CitySide.MANIAC] == 0:
@@ -130,7 +130,7 @@ class CityVariant:
             return CitySide.MAFIA
         return None
 
-    def left_table_winner(self, game: Context, seat: int) -> str | None:
+    def left_table_winner(self, game: Context, seat: int) -> StrEnum | None:
         return None  # a party game: nobody wins by another's leaving
 
     # ---------------------------------------------------------- the sequence

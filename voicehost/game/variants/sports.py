@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import TYPE_CHECKING, ClassVar
 
 from voicehost.errors import GameError
@@ -83,7 +83,7 @@ class SportsVariant:
     def side(self, role: Enum) -> str:
         return Role(role.value).team
 
-    def winner(self, game: Context) -> str | None:
+    def winner(self, game: Context) -> StrEnum | None:
         sides = Counter(self.side(game.state.seats.roles[s]) for s in game.state.seats.alive)
         black, red = sides[Team.BLACK], sides[Team.RED]
         if black == 0:
@@ -92,7 +92,7 @@ class SportsVariant:
             return Winner.BLACK
         return None
 
-    def left_table_winner(self, game: Context, seat: int) -> str | None:
+    def left_table_winner(self, game: Context, seat: int) -> StrEnum | None:
         """3.8.1: leaving without leave loses the game for the player's team."""
         return Winner.BLACK if game.side(seat) == Team.RED else Winner.RED
 
