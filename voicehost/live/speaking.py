@@ -156,10 +156,9 @@ def _rare(game: Moderator) -> list[Output]:
         out += [_say(key, seat=seat) for seat in seats]
     for key in ("don_yes", "don_no", "sheriff_black", "sheriff_red"):
         out += [_say(key, True, seat=seat) for seat in seats]
-    if rules.game == "city":
-        cards = list(game.book.cards.values())
-        out += [_say(key, key == "commissar_answer", seat=seat, card=card)
-                for key in ("commissar_answer", "city_died", "city_leaves") for seat in seats for card in cards]
+    roles = list(game.book.cards)   # a card line names the role's key; the phrasebook reads its card
+    out += [_say(key, key == "commissar_answer", seat=seat, card=role)
+            for key in game.variant.card_lines for seat in seats for role in roles]
     return out
 
 

@@ -71,7 +71,7 @@ def table_state(live: LiveTable, texts: Texts, log: list[tuple[int, Output]] | N
             "rounds": [] if night else vote_rounds(game, texts),
             "captions": None if night else captions(live, texts, log or []),
             "lines": public_lines(game, log or []),
-            "game_kind": game.rules.game}
+            "game_kind": game.variant.kind}
 
 
 def _seat_label(texts: Texts, seat: int, names: dict[int, str]) -> str:
@@ -217,7 +217,7 @@ def host_state(live: LiveTable, texts: Texts, *, reveal_roles: bool, csrf: str,
         "best_move_open": game.best_move_open() and game.best_move is None,
         "shot_entered": game.shot_entered,
         "can_nominate": floors.nominated_by_hand(game) is not None,
-        "game_kind": game.rules.game,
+        "game_kind": game.variant.kind,
         "window_action": _window_action(game, texts),
         "best_move": game.best_move,
         "answers": night_answers(game, texts, answers_dismissed),

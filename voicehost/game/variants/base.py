@@ -27,6 +27,18 @@ Transitions = Mapping[Phase, frozenset[Phase]]
 
 class Variant(Protocol):
     @property
+    def kind(self) -> str:
+        """The variant's name where an edge shows it (the page's `game_kind`)."""
+
+    @property
+    def exportable(self) -> bool:
+        """Whether the rating platforms record this game (they record sports mafia only)."""
+
+    @property
+    def card_lines(self) -> tuple[str, ...]:
+        """The announcements that read a role's card out (`card` = a role's key)."""
+
+    @property
     def max_seat(self) -> int:
         """The highest seat an input may name."""
 

@@ -83,6 +83,9 @@ def _role(game: Context, seat: int) -> CityRole:
 
 
 class CityVariant:
+    kind = "city"
+    exportable = False
+    card_lines = ("commissar_answer", "city_died", "city_leaves")
     max_seat = 11
     default_seats = 10
     nominations_by_phrase = False

@@ -51,6 +51,9 @@ STEPS: dict[Phase, Callable[[Context], Effects]] = {
 
 
 class SportsVariant:
+    kind = "sports"
+    exportable = True
+    card_lines: tuple[str, ...] = ()
     max_seat = len(SEATS)
     default_seats = len(SEATS)
     nominations_by_phrase = True
