@@ -104,7 +104,8 @@ class Phrasebook:
         template = self.refuse.get(error.key)
         if template is None:
             return str(error)
-        values = {k: self.inputs.get(v, v) if k in _INPUT_VALUES and isinstance(v, str) else v
+        values = {k: self.inputs.get(v, v) if k in _INPUT_VALUES and isinstance(v, str)
+                  else self.cards.get(v, v) if k == "card" and isinstance(v, str) else v
                   for k, v in error.values.items()}
         return template.format(**{k: _fmt(v) for k, v in values.items()})
 

@@ -114,7 +114,7 @@ class CityVariant:
         extra = [r for r in ("doctor", "lover", "maniac") if counts[r] > 1]
         if extra:
             raise game.error(f"the city variant has at most one {extra[0]}", key="city_deal_extra",
-                             card=game.book.cards[extra[0]])
+                             card=extra[0])
 
     def deal(self, names: dict[int, str]) -> dict[int, Enum]:
         return {seat: CityRole(name) for seat, name in sorted(names.items())}
@@ -277,7 +277,7 @@ class CityVariant:
             actor = game.role_seat(role)
             if actor is None or actor not in game.state.seats.alive:
                 return game.error(f"there is no {role} in the game to act", event,
-                                  key="city_no_actor", card=game.book.cards[role])
+                                  key="city_no_actor", card=role)
             if event.seat is not None and event.seat not in game.state.seats.alive:
                 return game.error(f"seat {event.seat} is not in the game", event, key="seat_out",
                                   seat=event.seat)
