@@ -575,7 +575,7 @@ def test_setup_roles_validated():
     from voicehost.game.moderator import Moderator
     from voicehost.rules import rules_for
 
-    game = Moderator(rules_for("4mafia"))
+    game = Moderator.for_rules(rules_for("4mafia"))
     roles = {str(s): "citizen" for s in range(1, 11)}
     with pytest.raises(GameError, match="setup needs 6 citizen"):
         game.handle(parse_event({"type": "setup", "roles": roles}), 0)

@@ -63,7 +63,7 @@ class RandomGame:
         name, overrides = rng.choice(PRESETS)
         self.rules = rules_for(name, overrides or None)
         self.rng = rng
-        self.game = Moderator(self.rules)
+        self.game = Moderator.for_rules(self.rules)
         self.journal = Journal(journal_path, self.rules)
         self.sim = Simulation(self.game, Table(self.game, self.journal))
         roles = ROLE_POOL[:]

@@ -34,9 +34,9 @@ def test_city_allows_no_sports_only_transition():
 
 
 def test_each_ruleset_plays_its_own_variant():
-    assert isinstance(Moderator(rules_for("city")).variant, CityVariant)
+    assert isinstance(Moderator.for_rules(rules_for("city")).variant, CityVariant)
     for name in ("4mafia", "fiim", "classic", "ua-club", "mafclubspb"):
-        assert isinstance(Moderator(rules_for(name)).variant, SportsVariant)
+        assert isinstance(Moderator.for_rules(rules_for(name)).variant, SportsVariant)
 
 
 def test_the_base_knows_no_city_cause_and_winners_are_per_variant():

@@ -57,22 +57,25 @@ from voicehost.rules import RuleOptions
 
 
 def new_game(rules: RuleOptions) -> Moderator:
-    return Moderator(rules)
+    """A new game of `rules`, its grammar and phrasebook loaded (Moderator.for_rules)."""
+    return Moderator.for_rules(rules)
 
 
 class Moderator(StateView):
-    def __init__(
-        self,
-        rules: RuleOptions,
-        grammar: Grammar | None = None,
-        phrasebook: Phrasebook | None = None,
-    ) -> None:
+    def __init__(self, rules: RuleOptions, grammar: Grammar, phrasebook: Phrasebook) -> None:
+        """A game of `rules` that hears with `grammar` and speaks from
+        `phrasebook`, both loaded by the caller (`for_rules` loads them)."""
         self.rules = rules
-        self.grammar = grammar or load_grammar(rules.grammar)
-        self.book = phrasebook or load_phrasebook(rules.phrasebook)
+        self.grammar = grammar
+        self.book = phrasebook
         self.variant: Variant = variant_for(rules)
         self.state = GameState()
         self.outputs: list[Output] = []
+
+    @classmethod
+    def for_rules(cls, rules: RuleOptions) -> Moderator:
+        """A new game of `rules`, with the grammar and phrasebook they name."""
+        return cls(rules, load_grammar(rules.grammar), load_phrasebook(rules.phrasebook))
 
     # ----------------------------------------------------------------- driving
 
