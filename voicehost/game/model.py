@@ -128,10 +128,6 @@ class Output:
     private: bool = False
     values: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def data(self) -> dict[str, Any]:
-        return self.values
-
     def to_json(self, text: str) -> dict[str, Any]:
         """The SPEC §4 simulate line for this output, given its rendered text."""
         out: dict[str, Any] = {"t": round(self.t, 3), "say": text}
