@@ -18,6 +18,7 @@ from voicehost.game.effects import (
     StartVote,
     say,
 )
+from voicehost.game.keys import Key
 from voicehost.game.model import Cause, Elimination, FloorKind, Phase
 from voicehost.game.narration import REMOVAL_SAY
 from voicehost.game.state import GameState
@@ -53,8 +54,8 @@ def foul(game: Context, seat: int) -> Effects:
     if count == 3:
         if seat in game.state.seats.alive:
             record.silenced.add(seat)
-        return [say("third_foul", seat=seat)]
-    return [say("foul", seat=seat, count=count)]
+        return [say(Key.THIRD_FOUL, seat=seat)]
+    return [say(Key.FOUL, seat=seat, count=count)]
 
 
 def unfoul(game: Context, seat: int) -> Effects:
@@ -63,7 +64,7 @@ def unfoul(game: Context, seat: int) -> Effects:
     record.fouls[seat] -= 1
     if record.fouls[seat] < 3:
         record.silenced.discard(seat)
-    return [say("unfoul", seat=seat, count=record.fouls[seat])]
+    return [say(Key.UNFOUL, seat=seat, count=record.fouls[seat])]
 
 
 def removal(game: Context, seat: int, cause: Cause) -> Effects:

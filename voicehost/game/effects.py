@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
+from voicehost.game.keys import Key
 from voicehost.game.model import Cause, FloorKind, Phase, Then, Timer
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class Context(Protocol):
 
     def left_table_winner(self, seat: int) -> StrEnum | None: ...
 
-    def win_key(self, winner: str) -> str: ...
+    def win_key(self, winner: str) -> Key: ...
 
 
 # ------------------------------------------------------------ what is said
@@ -61,13 +62,13 @@ class Context(Protocol):
 class Say:
     """Announce a phrasebook key with its values (at the game's time, or at `t`)."""
 
-    key: str
+    key: Key
     values: Mapping[str, Any] = field(default_factory=dict)  # Any: a phrase's values
     private: bool = False
     t: float | None = None
 
 
-def say(key: str, *, private: bool = False, t: float | None = None, **values: Any) -> Say:
+def say(key: Key, *, private: bool = False, t: float | None = None, **values: Any) -> Say:
     return Say(key, values, private, t)
 
 

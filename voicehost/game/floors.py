@@ -21,6 +21,7 @@ from voicehost.game.effects import (
     Suggest,
     say,
 )
+from voicehost.game.keys import Key
 from voicehost.game.model import Floor, FloorKind, Phase, Then, Timer
 from voicehost.game.narration import FLOOR_INTRO
 from voicehost.phrases.listener import (
@@ -95,9 +96,9 @@ def speech_seconds(game: Context, seat: int) -> tuple[float, Effects]:
     if rules.silence == "skip":
         if few <= 3:
             return rules.speech_seconds, []
-        return 0.0, [say("silenced_skips", seat=seat)]
+        return 0.0, [say(Key.SILENCED_SKIPS, seat=seat)]
     seconds = rules.silenced_speech_seconds_few if few <= 4 else rules.silenced_speech_seconds
-    return seconds, [say("silenced_speaks", seat=seat, seconds=seconds)]
+    return seconds, [say(Key.SILENCED_SPEAKS, seat=seat, seconds=seconds)]
 
 
 # ---------------------------------------------------------------- a floor
@@ -178,9 +179,9 @@ def listener_events(game: Context, events: list[ListenerEvent]) -> Effects:
         elif isinstance(event, HostQuestion):
             nominees = [s for s in game.state.day.today if s in game.state.seats.alive]
             if nominees:
-                effects.append(say("host_answer", t=event.t, seats=nominees))
+                effects.append(say(Key.HOST_ANSWER, t=event.t, seats=nominees))
             else:
-                effects.append(say("host_answer_none", t=event.t))
+                effects.append(say(Key.HOST_ANSWER_NONE, t=event.t))
         elif isinstance(event, ForbiddenWord):
             floor = game.state.floors.floor
             effects.append(Suggest(event.t, event.word, event.clause,
@@ -210,8 +211,8 @@ def nomination(game: Context, event: Nomination) -> Effects:
     if event.accepted:
         if rules.confirm_nominations:
             if rules.confirmation:  # the club's own phrase
-                return [say("accepted", t=event.t, seat=event.target, phrase=rules.confirmation)]
-            return [say("accepted", t=event.t, seat=event.target)]
+                return [say(Key.ACCEPTED, t=event.t, seat=event.target, phrase=rules.confirmation)]
+            return [say(Key.ACCEPTED, t=event.t, seat=event.target)]
         return []
     if rules.explain_rejections:
         return [Explain(event)]

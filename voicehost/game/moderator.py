@@ -46,6 +46,7 @@ from voicehost.game.events import (
     Votes,
     event_type,
 )
+from voicehost.game.keys import Key
 from voicehost.game.model import Output, Phase, Timer
 from voicehost.game.state import GameState
 from voicehost.game.variants.base import Variant, variant_for
@@ -202,9 +203,9 @@ class Moderator(StateView):
 
     def _fire(self, name: str) -> None:
         if name == Timer.FLOOR_WARN:
-            self.say("ten_seconds")
+            self.say(Key.TEN_SECONDS)
         elif name == Timer.FLOOR_END:
-            self._run([fx.say("floor_over"), fx.CloseFloor()])
+            self._run([fx.say(Key.FLOOR_OVER), fx.CloseFloor()])
         elif name == Timer.PASS and self.state.floors.listener is not None:
             listener = self.state.floors.listener
             self._run(floors.listener_events(self, listener.expire(self.state.clock.now)))
@@ -226,7 +227,7 @@ class Moderator(StateView):
             self.state.floors.floor = None
             self.state.floors.listener = None
 
-    def say(self, key: str, *, private: bool = False, t: float | None = None,
+    def say(self, key: Key, *, private: bool = False, t: float | None = None,
             **values: Any) -> None:
         self._run([fx.Say(key, values, private, t)])
 
@@ -348,7 +349,7 @@ class Moderator(StateView):
             self._run(scoring.protest(self, event))
         elif isinstance(event, Seating):
             self.state.record.names = dict(sorted(event.names.items()))
-            self.say("seating", players=[[seat, name] for seat, name in sorted(event.names.items())])
+            self.say(Key.SEATING, players=[[seat, name] for seat, name in sorted(event.names.items())])
 
     def _seat_event(self, event: SeatEvent) -> fx.Effects:
         seat = event.seat
@@ -367,7 +368,7 @@ class Moderator(StateView):
         clock = self.state.clock
         if kind == "pause":
             clock.paused_at = clock.now
-            self.say("paused")
+            self.say(Key.PAUSED)
         elif kind == "resume":
             assert clock.paused_at is not None
             shift = clock.now - clock.paused_at
@@ -375,7 +376,7 @@ class Moderator(StateView):
             if self.state.floors.floor is not None:
                 self.state.floors.floor.end += shift
             clock.paused_at = None
-            self.say("resumed")
+            self.say(Key.RESUMED)
             self._restart_count()
         else:
             self._run(floors.close_floor(self))
@@ -388,7 +389,7 @@ class Moderator(StateView):
         if phase is Phase.HUNT and not night.shot_entered and 0 < night.hunt_index < self.variant.default_seats:
             night.hunt_index = 0
             self.state.clock.timers[Timer.STEP] = self.state.clock.now + self.rules.number_call_seconds
-            self.say("count_again")
+            self.say(Key.COUNT_AGAIN)
 
     # --------------------------------------- what the stages ask (a Context)
 
@@ -424,7 +425,7 @@ class Moderator(StateView):
     def left_table_winner(self, seat: int) -> StrEnum | None:
         return self.variant.left_table_winner(self, seat)
 
-    def win_key(self, winner: str) -> str:
+    def win_key(self, winner: str) -> Key:
         return self.variant.win_say[winner]
 
     # ---------------------------------------------------------- for readers

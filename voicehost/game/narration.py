@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from voicehost.game.effects import Explain, Say, Suggest
+from voicehost.game.keys import Key
 from voicehost.game.model import Cause, FloorKind, Output, OutputKind
 from voicehost.phrasebook import verdict_values
 
@@ -14,15 +15,15 @@ if TYPE_CHECKING:
     from voicehost.game.state import GameState
     from voicehost.rules import RuleOptions
 
-FLOOR_INTRO = {FloorKind.SPEECH: "floor_speech", FloorKind.TIE: "floor_tie",
-               FloorKind.LAST_WORD: "floor_last_word"}
-REMOVAL_SAY = {Cause.FOULS: "removed_fouls", Cause.DISQUALIFIED: "disqualified",
-               Cause.LEFT_TABLE: "left_table"}
+FLOOR_INTRO = {FloorKind.SPEECH: Key.FLOOR_SPEECH, FloorKind.TIE: Key.FLOOR_TIE,
+               FloorKind.LAST_WORD: Key.FLOOR_LAST_WORD}
+REMOVAL_SAY = {Cause.FOULS: Key.REMOVED_FOULS, Cause.DISQUALIFIED: Key.DISQUALIFIED,
+               Cause.LEFT_TABLE: Key.LEFT_TABLE}
 
 
 # The lines that name one player to the table: with `announce_names`, "…номер 3, Алиса".
-NAMED = frozenset({"floor_speech", "floor_tie", "floor_last_word", "vote_question", "leaves", "killed",
-                   "removed_fouls", "disqualified", "left_table", "best_player", "worst_player"})
+NAMED = frozenset({Key.FLOOR_SPEECH, Key.FLOOR_TIE, Key.FLOOR_LAST_WORD, Key.VOTE_QUESTION, Key.LEAVES, Key.KILLED,
+                   Key.REMOVED_FOULS, Key.DISQUALIFIED, Key.LEFT_TABLE, Key.BEST_PLAYER, Key.WORST_PLAYER})
 
 
 def said(state: GameState, rules: RuleOptions, effect: Say) -> Output:
@@ -34,7 +35,7 @@ def said(state: GameState, rules: RuleOptions, effect: Say) -> Output:
     names = state.record.names
     if rules.announce_names and effect.key in NAMED and isinstance(seat, int) and seat in names:
         values["name"] = names[seat]
-    return Output(when, OutputKind.SAY, effect.key, effect.private, values)
+    return Output(when, OutputKind.SAY, str(effect.key), effect.private, values)
 
 
 def suggestion(effect: Suggest) -> Output:
@@ -47,4 +48,4 @@ def explanation(rules: RuleOptions, effect: Explain) -> Output:
     """Training mode: why a nomination was not accepted."""
     event = effect.nomination
     reason, values = verdict_values(event, rules)
-    return Output(event.t, OutputKind.SAY, event.reason or "", False, {"explain": reason, **values})
+    return Output(event.t, OutputKind.SAY, str(event.reason or ""), False, {"explain": reason, **values})

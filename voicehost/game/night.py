@@ -21,6 +21,7 @@ from voicehost.game.effects import (
     StartSpeeches,
     say,
 )
+from voicehost.game.keys import Key
 from voicehost.game.model import Cause, FloorKind, Phase, Role, Team, Then, Timer, Winner
 
 
@@ -30,28 +31,28 @@ def morning(game: Context) -> Effects:
     day.today, day.nominators = [], set()
     day.vote_resolved, day.lift_only = False, False
     day.tied, day.vote_round = None, 0
-    return [say("morning"), Dawn() if seats.night >= 2 else StartSpeeches()]
+    return [say(Key.MORNING), Dawn() if seats.night >= 2 else StartSpeeches()]
 
 
 # ------------------------------------------------------ the first night
 
 def first_night(game: Context) -> Effects:
-    return [Enter(Phase.MAFIA_MEETING), say("night_falls"), say("mafia_wakes"),
+    return [Enter(Phase.MAFIA_MEETING), say(Key.NIGHT_FALLS), say(Key.MAFIA_WAKES),
             SetTimer(Timer.STEP, game.rules.mafia_meet_seconds)]
 
 
 def meet_don(game: Context) -> Effects:
-    return [Enter(Phase.DON_MEETING), say("mafia_sleeps"), say("don_meets"),
+    return [Enter(Phase.DON_MEETING), say(Key.MAFIA_SLEEPS), say(Key.DON_MEETS),
             SetTimer(Timer.STEP, game.rules.don_seconds)]
 
 
 def meet_sheriff(game: Context) -> Effects:
-    return [Enter(Phase.SHERIFF_MEETING), say("don_sleeps"), say("sheriff_meets"),
+    return [Enter(Phase.SHERIFF_MEETING), say(Key.DON_SLEEPS), say(Key.SHERIFF_MEETS),
             SetTimer(Timer.STEP, game.rules.sheriff_seconds)]
 
 
 def end_first_night(game: Context) -> Effects:
-    return [say("sheriff_sleeps"), *morning(game)]
+    return [say(Key.SHERIFF_SLEEPS), *morning(game)]
 
 
 # ------------------------------------------------------------- the hunt
@@ -64,7 +65,7 @@ def nightfall(game: Context) -> Effects:
     seats.night = seats.day + 1
     game.state.record.eliminated_at_nightfall = len(game.state.record.eliminated)
     night.shot, night.shot_entered, night.hunt_index = None, False, 0
-    return [Enter(Phase.HUNT), say("night_falls"), say("hunt"),
+    return [Enter(Phase.HUNT), say(Key.NIGHT_FALLS), say(Key.HUNT),
             SetTimer(Timer.STEP, game.rules.number_call_seconds)]
 
 
@@ -77,13 +78,13 @@ def quiet_draw(game: Context) -> Effects:
     record.quiet_rounds = record.quiet_rounds + 1 if quiet else 0
     if record.quiet_rounds < 3:
         return []
-    return [say("quiet_draw"), Finish(Winner.DRAW)]
+    return [say(Key.QUIET_DRAW), Finish(Winner.DRAW)]
 
 
 def hunt_step(game: Context) -> Effects:
     night = game.state.night
     night.hunt_index += 1
-    effects: Effects = [say("number", seat=night.hunt_index)]
+    effects: Effects = [say(Key.NUMBER, seat=night.hunt_index)]
     if night.hunt_index < game.default_seats:
         return [*effects, SetTimer(Timer.STEP, game.rules.number_call_seconds)]
     if night.shot_entered:
@@ -98,17 +99,17 @@ def shot(game: Context, seat: int | None) -> Effects:
 
 
 def wake_don(game: Context) -> Effects:
-    return [say("mafia_sleeps"), Enter(Phase.DON_CHECK), say("don_wakes"),
+    return [say(Key.MAFIA_SLEEPS), Enter(Phase.DON_CHECK), say(Key.DON_WAKES),
             SetTimer(Timer.STEP, game.rules.don_seconds)]
 
 
 def don_done(game: Context) -> Effects:
-    return [say("don_sleeps"), Enter(Phase.SHERIFF_CHECK), say("sheriff_wakes"),
+    return [say(Key.DON_SLEEPS), Enter(Phase.SHERIFF_CHECK), say(Key.SHERIFF_WAKES),
             SetTimer(Timer.STEP, game.rules.sheriff_seconds)]
 
 
 def sheriff_done(game: Context) -> Effects:
-    return [say("sheriff_sleeps"), *morning(game)]
+    return [say(Key.SHERIFF_SLEEPS), *morning(game)]
 
 
 # A check is answered to the host at once, but its window still runs its full
@@ -123,7 +124,7 @@ def don_check(game: Context, seat: int) -> Effects:
     is_sheriff = game.state.seats.roles[seat] is Role.SHERIFF
     game.state.record.checks.append({"night": game.state.seats.night, "role": "don", "seat": seat,
                                      "result": "sheriff" if is_sheriff else "not_sheriff"})
-    return [say("don_yes" if is_sheriff else "don_no", private=True, seat=seat)]
+    return [say(Key.DON_YES if is_sheriff else Key.DON_NO, private=True, seat=seat)]
 
 
 def sheriff_check(game: Context, seat: int) -> Effects:
@@ -131,7 +132,7 @@ def sheriff_check(game: Context, seat: int) -> Effects:
     black = isinstance(role, Role) and role.team is Team.BLACK
     game.state.record.checks.append({"night": game.state.seats.night, "role": "sheriff",
                                      "seat": seat, "result": "black" if black else "red"})
-    return [say("sheriff_black" if black else "sheriff_red", private=True, seat=seat)]
+    return [say(Key.SHERIFF_BLACK if black else Key.SHERIFF_RED, private=True, seat=seat)]
 
 
 # ------------------------------------------------------------- the dawn
@@ -142,13 +143,13 @@ def dawn(game: Context) -> Effects:
     shot_seat = game.state.night.shot
     if shot_seat is not None and shot_seat in game.state.seats.alive:
         return killed(game, shot_seat)
-    effects: Effects = [say("missed")]
+    effects: Effects = [say(Key.MISSED)]
     quiet = quiet_red_win(game)
     return effects + (quiet or [StartSpeeches()])
 
 
 def killed(game: Context, seat: int) -> Effects:
-    effects: Effects = [say("killed", seat=seat), Remove(seat, Cause.SHOT), CheckWin()]
+    effects: Effects = [say(Key.KILLED, seat=seat), Remove(seat, Cause.SHOT), CheckWin()]
     if game.state.seats.night == 2:
         effects.append(FirstKilled(seat))
     return [*effects, QueueFloors((seat,), FloorKind.LAST_WORD, Then.SPEECHES)]
@@ -162,4 +163,4 @@ def quiet_red_win(game: Context) -> Effects:
     record.misses += 1
     if record.misses < 3:
         return []
-    return [say("quiet_red_wins"), Finish(Winner.RED)]
+    return [say(Key.QUIET_RED_WINS), Finish(Winner.RED)]

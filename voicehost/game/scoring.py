@@ -7,10 +7,11 @@ from enum import StrEnum
 
 from voicehost.game.effects import Context, Effects, Enter, say
 from voicehost.game.events import BestMove, Protest
+from voicehost.game.keys import Key
 from voicehost.game.model import Phase, Team, Then
 
 BEST_MOVE_BONUS = {3: 0.5, 2: 0.25}
-PROTEST_SAY = {"changed": "protest_changed", "annulled": "protest_annulled", "replayed": "protest_replayed"}
+PROTEST_SAY = {"changed": Key.PROTEST_CHANGED, "annulled": Key.PROTEST_ANNULLED, "replayed": Key.PROTEST_REPLAYED}
 
 
 def finish(game: Context, winner: StrEnum) -> Effects:
@@ -29,7 +30,7 @@ def best_move(game: Context, event: BestMove) -> Effects:
     seat, named = floor.seat, list(event.seats)
     blacks = sum(1 for s in named if game.side(s) == Team.BLACK)
     game.state.record.best_move = {"seat": seat, "named": named, "blacks": blacks}
-    return [say("best_move", seat=seat, seats=named)]
+    return [say(Key.BEST_MOVE, seat=seat, seats=named)]
 
 
 def award(game: Context, seat: int, kind: str) -> Effects:
@@ -38,7 +39,7 @@ def award(game: Context, seat: int, kind: str) -> Effects:
         record.best_player = seat
     else:
         record.worst_player = seat
-    return [say(kind, seat=seat)]
+    return [say(Key(kind), seat=seat)]
 
 
 def protest_passes(team_size: int, votes: int) -> bool:
@@ -51,7 +52,7 @@ def protest(game: Context, event: Protest) -> Effects:
     game.state.record.protest = event.to_json()
     team = sum(1 for seat in game.seats() if game.side(seat) == event.team)
     passed = protest_passes(team, event.votes)
-    return [say(PROTEST_SAY[event.outcome] if passed else "protest_failed", count=event.votes)]
+    return [say(PROTEST_SAY[event.outcome] if passed else Key.PROTEST_FAILED, count=event.votes)]
 
 
 def points(game: Context) -> dict[int, float]:

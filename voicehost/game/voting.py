@@ -20,6 +20,7 @@ from voicehost.game.effects import (
     say,
 )
 from voicehost.game.events import Votes
+from voicehost.game.keys import Key
 from voicehost.game.model import Cause, FloorKind, Phase, Then, Timer
 
 
@@ -28,19 +29,19 @@ def start_round(game: Context, candidates: tuple[int, ...]) -> Effects:
     day.vote_round += 1
     day.candidates = list(candidates)
     effects: Effects = [Enter(Phase.VOTING),
-                        say("vote_nominees" if day.tied is None else "revote_nominees",
+                        say(Key.VOTE_NOMINEES if day.tied is None else Key.REVOTE_NOMINEES,
                             seats=day.candidates)]
     day.vote_index = 0
-    return [*effects, say("vote_question", seat=day.candidates[0]),
+    return [*effects, say(Key.VOTE_QUESTION, seat=day.candidates[0]),
             SetTimer(Timer.STEP, game.rules.vote_seconds)]
 
 
 def vote_step(game: Context) -> Effects:
     day = game.state.day
-    effects: Effects = [say("vote_thanks")]
+    effects: Effects = [say(Key.VOTE_THANKS)]
     day.vote_index += 1
     if day.vote_index < len(day.candidates):
-        return [*effects, say("vote_question", seat=day.candidates[day.vote_index]),
+        return [*effects, say(Key.VOTE_QUESTION, seat=day.candidates[day.vote_index]),
                 SetTimer(Timer.STEP, game.rules.vote_seconds)]
     return [*effects, Enter(Phase.TALLY)]
 
@@ -60,12 +61,12 @@ def tally(game: Context, event: Votes) -> tuple[list[int], Effects]:
     day = game.state.day
     game.state.record.votes.append({"day": game.state.seats.day, "round": day.vote_round,
                                     "counts": {str(s): n for s, n in counts.items()}})
-    effects: Effects = [say("vote_count", seat=seat, count=count) for seat, count in counts.items()]
+    effects: Effects = [say(Key.VOTE_COUNT, seat=seat, count=count) for seat, count in counts.items()]
     top = max(counts.values())
     return [seat for seat in day.candidates if counts[seat] == top], effects
 
 
-def no_vote(game: Context, key: str, **values: Any) -> Effects:
+def no_vote(game: Context, key: Key, **values: Any) -> Effects:
     game.state.day.vote_resolved = True
     return [say(key, **values), Nightfall()]
 
@@ -77,20 +78,20 @@ def start_vote(game: Context) -> Effects:
     nominees = [s for s in day.today if s in seats.alive]
     if day.cancel_day is not None and day.cancel_day <= seats.day:
         day.cancel_day = None
-        return no_vote(game, "vote_cancelled")
+        return no_vote(game, Key.VOTE_CANCELLED)
     if not nominees:
-        return no_vote(game, "no_nominees")
+        return no_vote(game, Key.NO_NOMINEES)
     if seats.day == 1 and rules.first_day_vote == "none":
-        return no_vote(game, "no_vote_day_one")
+        return no_vote(game, Key.NO_VOTE_DAY_ONE)
     if seats.day == 1 and len(nominees) == 1:
-        return no_vote(game, "single_day_one", seat=nominees[0])
+        return no_vote(game, Key.SINGLE_DAY_ONE, seat=nominees[0])
     if len(nominees) == 1:
         seat = nominees[0]
         if rules.later_single_nominee == "vote":
             day.vote_round = 1
             game.state.record.votes.append({"day": seats.day, "round": 1,
                                             "counts": {str(seat): len(seats.alive)}})
-        return [say("single_nominee", seat=seat), *voted_out(game, seat)]
+        return [say(Key.SINGLE_NOMINEE, seat=seat), *voted_out(game, seat)]
     day.lift_only = seats.day == 1 and rules.first_day_vote == "lift_only"
     return start_round(game, tuple(nominees))
 
@@ -99,40 +100,40 @@ def after_tally(game: Context, event: Votes) -> Effects:
     leaders, effects = tally(game, event)
     day, alive, rules = game.state.day, game.state.seats.alive, game.rules
     if rules.everyone_tied_means_night and len(leaders) > 1 and set(leaders) == alive:
-        return effects + no_vote(game, "everyone_tied")
+        return effects + no_vote(game, Key.EVERYONE_TIED)
     if day.lift_only:
         day.tied = leaders
         return [*effects, QueueFloors(tuple(leaders), FloorKind.TIE, Then.LIFT)]
     if len(leaders) == 1:
         return effects + voted_out(game, leaders[0])
     if rules.no_revote_at_alive and len(alive) == rules.no_revote_at_alive:
-        return effects + no_vote(game, "no_revote")
+        return effects + no_vote(game, Key.NO_REVOTE)
     if day.tied is not None and set(leaders) == set(day.tied):
         return effects + ask_lift(game)
     day.tied = leaders
-    return [*effects, say("tie", seats=leaders),
+    return [*effects, say(Key.TIE, seats=leaders),
             QueueFloors(tuple(leaders), FloorKind.TIE, Then.REVOTE)]
 
 
 def ask_lift(game: Context) -> Effects:
     game.state.day.vote_round += 1
-    return [Enter(Phase.LIFT_VOTE), say("lift_question")]
+    return [Enter(Phase.LIFT_VOTE), say(Key.LIFT_QUESTION)]
 
 
 def lift_votes(game: Context, count: int) -> Effects:
     day, voters = game.state.day, len(game.state.seats.alive)
     game.state.record.votes.append({"day": game.state.seats.day, "round": day.vote_round,
                                     "lift": count})
-    effects: Effects = [say("lift_count", count=count)]
+    effects: Effects = [say(Key.LIFT_COUNT, count=count)]
     if count * 2 <= voters:
-        return effects + no_vote(game, "lift_no")
+        return effects + no_vote(game, Key.LIFT_NO)
     group = list(day.tied or [])
     day.vote_resolved = True
-    return [*effects, say("lift_yes", seats=group), *(Remove(seat, Cause.LIFT) for seat in group),
+    return [*effects, say(Key.LIFT_YES, seats=group), *(Remove(seat, Cause.LIFT) for seat in group),
             CheckWin(), QueueFloors(tuple(group), FloorKind.LAST_WORD, Then.NIGHT)]
 
 
 def voted_out(game: Context, seat: int) -> Effects:
     game.state.day.vote_resolved = True
-    return [say("leaves", seat=seat), Remove(seat, Cause.VOTE), CheckWin(),
+    return [say(Key.LEAVES, seat=seat), Remove(seat, Cause.VOTE), CheckWin(),
             QueueFloors((seat,), FloorKind.LAST_WORD, Then.NIGHT)]

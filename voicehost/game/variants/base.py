@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from voicehost.errors import GameError
 from voicehost.game.events import BestMove, SeatEvent, Votes
+from voicehost.game.keys import Key
 from voicehost.game.model import Phase
 from voicehost.rules import RuleOptions
 
@@ -55,7 +56,7 @@ class Variant(Protocol):
         """Which phase may follow which: this variant's own table."""
 
     @property
-    def win_say(self) -> Mapping[str, str]:
+    def win_say(self) -> Mapping[str, Key]:
         """Winner -> the phrasebook key that announces it."""
 
     # -- the deal and the sides

@@ -26,6 +26,7 @@ from voicehost.game.effects import (
     say,
 )
 from voicehost.game.events import BestMove, SeatEvent, Votes
+from voicehost.game.keys import Key
 from voicehost.game.model import Cause, Phase, Timer
 
 if TYPE_CHECKING:
@@ -36,6 +37,10 @@ if TYPE_CHECKING:
 CITY_NIGHT = (("doctor", "heal"), ("lover", "visit"), ("commissar", "commissar_check"),
               ("maniac", "maniac_kill"))
 ACTION_ROLE = {action: role for role, action in CITY_NIGHT}
+# Each night window's role: woken, and put back to sleep.
+WINDOW_SAY = {"doctor": (Key.DOCTOR_WAKES, Key.DOCTOR_SLEEPS), "lover": (Key.LOVER_WAKES, Key.LOVER_SLEEPS),
+              "commissar": (Key.COMMISSAR_WAKES, Key.COMMISSAR_SLEEPS),
+              "maniac": (Key.MANIAC_WAKES, Key.MANIAC_SLEEPS)}
 
 
 class CitySide(StrEnum):
@@ -90,8 +95,8 @@ class CityVariant:
     default_seats = 10
     nominations_by_phrase = False
     transitions = TRANSITIONS
-    win_say: ClassVar[dict[str, str]] = {CitySide.CITY: "city_wins", CitySide.MAFIA: "mafia_wins",
-               CitySide.MANIAC: "maniac_wins"}
+    win_say: ClassVar[dict[str, Key]] = {CitySide.CITY: Key.CITY_WINS, CitySide.MAFIA: Key.MAFIA_WINS,
+               CitySide.MANIAC: Key.MANIAC_WINS}
 
     # -------------------------------------------------------- deal and sides
 
@@ -147,7 +152,7 @@ class CityVariant:
     def step(self, game: Context) -> Effects:
         phase = game.state.seats.phase
         if phase is Phase.MAFIA_MEETING:
-            return [say("mafia_sleeps"), Morning()]
+            return [say(Key.MAFIA_SLEEPS), Morning()]
         if phase is Phase.NIGHT_ACTION:
             return self._window_done(game)
         return voting.vote_step(game)
@@ -164,8 +169,8 @@ class CityVariant:
     def candidates(self, game: Context, seats: list[int]) -> Effects:
         if not seats:
             game.state.day.vote_resolved = True
-            return [say("city_no_candidates"), Nightfall()]
-        effects: Effects = [say("city_candidates", seats=seats)]
+            return [say(Key.CITY_NO_CANDIDATES), Nightfall()]
+        effects: Effects = [say(Key.CITY_CANDIDATES, seats=seats)]
         if len(seats) == 1:
             return effects + self._voted_out(game, seats[0])
         return effects + voting.start_round(game, tuple(seats))
@@ -177,16 +182,16 @@ class CityVariant:
             return effects + self._voted_out(game, leaders[0])
         if day.tied is not None:
             day.vote_resolved = True
-            return [*effects, say("city_second_tie"), Nightfall()]
+            return [*effects, say(Key.CITY_SECOND_TIE), Nightfall()]
         day.tied = leaders
-        return [*effects, say("tie", seats=leaders), *voting.start_round(game, tuple(leaders))]
+        return [*effects, say(Key.TIE, seats=leaders), *voting.start_round(game, tuple(leaders))]
 
     def lift_votes(self, game: Context, count: int) -> Effects:
         raise AssertionError("admission lets no lift vote into a city game")
 
     def _voted_out(self, game: Context, seat: int) -> Effects:
         game.state.day.vote_resolved = True
-        return [say("city_leaves", seat=seat, card=_role(game, seat).value),
+        return [say(Key.CITY_LEAVES, seat=seat, card=_role(game, seat).value),
                 Remove(seat, Cause.VOTE), CheckWin(), Nightfall()]
 
     # ------------------------------------------------------------- the night
@@ -196,7 +201,7 @@ class CityVariant:
         seats.night = seats.day + 1
         state.shot, state.shot_entered = None, False
         state.actions, state.window = {}, -1
-        effects: Effects = [Enter(Phase.HUNT), say("night_falls"), say("city_mafia_wakes")]
+        effects: Effects = [Enter(Phase.HUNT), say(Key.NIGHT_FALLS), say(Key.CITY_MAFIA_WAKES)]
         if not any(game.side(s) == CitySide.MAFIA for s in seats.alive):
             effects += self._shot(game, None)  # no mafia left to choose a victim
         return effects
@@ -210,34 +215,34 @@ class CityVariant:
             found = _role(game, seat).value if game.side(seat) != CitySide.CITY else "citizen"
             game.state.record.checks.append({"night": game.state.seats.night, "role": "commissar",
                                              "seat": seat, "result": game.side(seat)})
-            return [say("commissar_answer", private=True, seat=seat, card=found)]
+            return [say(Key.COMMISSAR_ANSWER, private=True, seat=seat, card=found)]
         # the window still runs its full time (SPEC §5): closing it now would tell the table who acts
         return []
 
     def _shot(self, game: Context, seat: int | None) -> Effects:
         game.state.night.shot, game.state.night.shot_entered = seat, True
-        return [say("mafia_sleeps"), *self._next_window(game)]
+        return [say(Key.MAFIA_SLEEPS), *self._next_window(game)]
 
     def _next_window(self, game: Context) -> Effects:
         state = game.state.night
         state.window += 1
         if state.window >= len(state.windows):
             return [Morning()]
-        return [Enter(Phase.NIGHT_ACTION), say(f"{ACTION_ROLE[state.windows[state.window]]}_wakes"),
+        return [Enter(Phase.NIGHT_ACTION), say(WINDOW_SAY[ACTION_ROLE[state.windows[state.window]]][0]),
                 SetTimer(Timer.STEP, game.rules.don_seconds)]
 
     def _window_done(self, game: Context) -> Effects:
         state = game.state.night
-        return [say(f"{ACTION_ROLE[state.windows[state.window]]}_sleeps"), *self._next_window(game)]
+        return [say(WINDOW_SAY[ACTION_ROLE[state.windows[state.window]]][1]), *self._next_window(game)]
 
     def dawn(self, game: Context) -> Effects:
         """Every death of the night, each card read out; then the win check, and the day."""
         deaths = self._night_deaths(game)
-        effects: Effects = [say("city_died", seat=seat, card=_role(game, seat).value)
+        effects: Effects = [say(Key.CITY_DIED, seat=seat, card=_role(game, seat).value)
                             for seat, _ in deaths]
         effects += [Remove(seat, cause) for seat, cause in deaths]
         if not deaths:
-            effects.append(say("city_no_deaths"))
+            effects.append(say(Key.CITY_NO_DEATHS))
         return [*effects, CheckWin(), StartSpeeches()]
 
     def _night_deaths(self, game: Context) -> list[tuple[int, StrEnum]]:

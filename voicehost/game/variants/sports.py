@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, ClassVar
 from voicehost.errors import GameError
 from voicehost.game import night, voting
 from voicehost.game.events import BestMove, SeatEvent, Votes
+from voicehost.game.keys import Key
 from voicehost.game.model import ROLE_COUNTS, SEATS, FloorKind, Phase, Role, Team, Winner
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ class SportsVariant:
     default_seats = len(SEATS)
     nominations_by_phrase = True
     transitions = TRANSITIONS
-    win_say: ClassVar[dict[str, str]] = {Winner.RED: "red_wins", Winner.BLACK: "black_wins", Winner.DRAW: "draw"}
+    win_say: ClassVar[dict[str, Key]] = {Winner.RED: Key.RED_WINS, Winner.BLACK: Key.BLACK_WINS, Winner.DRAW: Key.DRAW}
 
     # -------------------------------------------------------- deal and sides
 
