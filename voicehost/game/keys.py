@@ -182,4 +182,7 @@ _WITH: dict[tuple[str, ...], tuple[Key, ...]] = {
     ("seat", "seconds"): (Key.SILENCED_SPEAKS,),
     ("seats",): (Key.CITY_CANDIDATES, Key.HOST_ANSWER, Key.LIFT_YES, Key.REVOTE_NOMINEES, Key.TIE, Key.VOTE_NOMINEES),
 }
+# Values with no bound (a list of seats, the seating): lines said with them are open-ended.
+OPEN_VALUES = frozenset({"seats", "players"})
+
 VALUES: Mapping[Key, frozenset[str]] = {key: frozenset(names) for names, keys in _WITH.items() for key in keys}

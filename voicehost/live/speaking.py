@@ -12,6 +12,7 @@ from voicehost import revision
 from voicehost.audio import AudioError, Clip, Sink
 from voicehost.errors import VoicehostError
 from voicehost.game import narration
+from voicehost.game.keys import OPEN_VALUES, VALUES, Key
 from voicehost.game.model import Output, OutputKind
 from voicehost.game.moderator import Moderator
 from voicehost.live.clock import Clock
@@ -78,8 +79,7 @@ def supervised_speaker(voice: Voice, table: Sink, earpiece: Sink | None, clock: 
 # Keys whose values are open-ended (lists of seats, a pause in seconds, any
 # word): their lines are synthesized when said. Every other line the table can
 # say is rendered at start-up (`fixed_phrases`, `rare_phrases`).
-OPEN_LINES = frozenset({"host_answer", "vote_nominees", "revote_nominees", "tie", "lift_yes", "best_move",
-                        "city_candidates", "day_begins", "seating"})
+OPEN_LINES = frozenset({key.value for key in Key if VALUES[key] & OPEN_VALUES} | {"day_begins"})
 OPEN_EXPLANATIONS = frozenset({"pause_too_long", "extra_words"})
 
 
