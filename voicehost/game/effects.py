@@ -10,8 +10,7 @@ stands then. Once an effect ends the game, the rest of the list is dropped:
 nothing a stage decided "if the game goes on" happens after its end."""
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -58,21 +57,32 @@ class Context(Protocol):
 
 # ------------------------------------------------------------ what is said
 
-@dataclass(frozen=True)
 class Say:
-    """Announce a phrasebook key with its values (at the game's time, or at `t`)."""
+    """Announce a phrasebook key with its values (at the game's time, or at `t`).
 
-    key: Key
-    values: Mapping[str, Any] = field(default_factory=dict)  # Any: a phrase's values
-    private: bool = False
-    t: float | None = None
+    A plain class rather than a dataclass so that `Say(key, seat=3)` takes the
+    values as keywords: the most frequent effect is built in one call."""
+
+    __slots__ = ("key", "private", "t", "values")
+
+    def __init__(self, key: Key, *, private: bool = False, t: float | None = None,
+                 **values: Any) -> None:  # Any: a phrase's values
+        self.key, self.private, self.t, self.values = key, private, t, values
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Say) and (self.key, self.private, self.t, self.values) == (
+            other.key, other.private, other.t, other.values)
+
+    __hash__ = None  # type: ignore[assignment]  # compared, never hashed
+
+    def __repr__(self) -> str:
+        return f"Say({self.key!r}, private={self.private}, t={self.t}, values={self.values})"
 
 
-def say(key: Key, *, private: bool = False, t: float | None = None, **values: Any) -> Say:
-    return Say(key, values, private, t)
+say = Say  # stages write say(Key.X, seat=3)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Suggest:
     """Tell the host (only) that a forbidden word may deserve a foul."""
 
@@ -83,7 +93,7 @@ class Suggest:
     what: str
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Explain:
     """Training mode: say why a nomination was not accepted."""
 
@@ -92,14 +102,14 @@ class Explain:
 
 # -------------------------------------------------- the clock and the phase
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Enter:
     """Move to a phase (the variant's transition table allows it)."""
 
     phase: Phase
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SetTimer:
     """A timer of the phase, `seconds` from now (from the pause's start while paused)."""
 
@@ -107,7 +117,7 @@ class SetTimer:
     seconds: float
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SetDeadline:
     """A timer of the phase that fires at game time `at`."""
 
@@ -115,14 +125,14 @@ class SetDeadline:
     at: float
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ClearTimers:
     """Every timer of the phase dies (a floor closed)."""
 
 
 # ------------------------------------------------------ cross-stage requests
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Remove:
     """A player leaves the game (discipline writes the elimination)."""
 
@@ -130,7 +140,7 @@ class Remove:
     cause: StrEnum
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Removal:
     """A host's removal with its consequences: 4th foul, disqualification, leaving."""
 
@@ -138,24 +148,24 @@ class Removal:
     cause: Cause
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class CheckWin:
     """End the game if a side has won; the rest of the list happens only if not."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Finish:
     """End the game with this winner; the rest of the list is dropped."""
 
     winner: StrEnum
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class StartSpeeches:
     """The day's speeches, in the variant's order."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class QueueFloors:
     """These floors one after another, then go on as `then` says."""
 
@@ -164,51 +174,51 @@ class QueueFloors:
     then: Then
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class CloseFloor:
     """The open floor ends (its time ran out, the host moved on, the speaker left)."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class StartVote:
     """The day's speeches are over: the variant's vote begins."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class StartRound:
     """A voting round over these candidates."""
 
     candidates: tuple[int, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class AskLift:
     """Ask the table whether to lift every tied player."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class CancelDay:
     """A removal cancels the vote of this day (2.3.15-2.3.16)."""
 
     day: int
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Nightfall:
     """The day is over: the variant's night begins."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Morning:
     """The night is over: a new day, its dawn first."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Dawn:
     """Tell the night's result (the variant's), then the day goes on."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class FirstKilled:
     """The night-2 victim, who may name a best move."""
 

@@ -21,6 +21,7 @@ journal of inputs with their times replays to the identical game."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
 
@@ -229,62 +230,112 @@ class Moderator(StateView):
 
     def say(self, key: Key, *, private: bool = False, t: float | None = None,
             **values: Any) -> None:
-        self._run([fx.Say(key, values, private, t)])
+        self.outputs.append(narration.said(self.state, self.rules, fx.Say(key, private=private, t=t, **values)))
 
     # ------------------------------------------------------ applying decisions
 
     def _run(self, effects: fx.Effects) -> bool:
         """Apply a stage's decision in order; True (and the rest dropped) once
         an effect has ended the game."""
-        return any(self._do(effect) for effect in effects)
+        for effect in effects:
+            kind = type(effect)
+            # The most frequent effects are applied inline (the engine runs
+            # thousands of games a second); the others by the table `_APPLY`.
+            if kind is fx.Say:
+                self.outputs.append(narration.said(self.state, self.rules, effect))  # type: ignore[arg-type]
+            elif kind is fx.SetTimer:
+                clock = self.state.clock
+                clock.timers[effect.name] = clock.base + effect.seconds  # type: ignore[union-attr]
+            elif kind is fx.Enter:
+                self.enter(effect.phase)  # type: ignore[union-attr]
+            elif kind is fx.SetDeadline:
+                self.state.clock.timers[effect.name] = effect.at  # type: ignore[union-attr]
+            elif kind is fx.ClearTimers:
+                self.state.clock.timers.clear()
+            elif kind is fx.CloseFloor:
+                if self._run(floors.close_floor(self)):
+                    return True
+            elif _APPLY[kind](self, effect):
+                return True
+        return False
 
-    def _do(self, effect: fx.Effect) -> bool:  # noqa: C901 - one branch per effect, flat
-        state = self.state
-        if isinstance(effect, fx.Say):
-            self.outputs.append(narration.said(state, self.rules, effect))
-        elif isinstance(effect, fx.Suggest):
-            self.outputs.append(narration.suggestion(effect))
-        elif isinstance(effect, fx.Explain):
-            self.outputs.append(narration.explanation(self.rules, effect))
-        elif isinstance(effect, fx.Enter):
-            self.enter(effect.phase)
-        elif isinstance(effect, fx.SetTimer):
-            self.set_timer(effect.name, effect.seconds)
-        elif isinstance(effect, fx.SetDeadline):
-            state.clock.timers[effect.name] = effect.at
-        elif isinstance(effect, fx.ClearTimers):
-            state.clock.timers.clear()
-        elif isinstance(effect, fx.Remove):
-            discipline.remove(state, effect.seat, effect.cause)
-        elif isinstance(effect, fx.Removal):
-            return self._run(discipline.removal(self, effect.seat, effect.cause))
-        elif isinstance(effect, fx.CheckWin):
-            winner = self.variant.winner(self)
-            return winner is not None and self._finish(winner)
-        elif isinstance(effect, fx.Finish):
-            return self._finish(effect.winner)
-        elif isinstance(effect, fx.StartSpeeches):
-            return self._run(floors.start_speeches(self))
-        elif isinstance(effect, fx.QueueFloors):
-            return self._run(floors.queue_floors(self, effect.seats, effect.kind, effect.then))
-        elif isinstance(effect, fx.CloseFloor):
-            return self._run(floors.close_floor(self))
-        elif isinstance(effect, fx.StartVote):
-            return self._run(self.variant.start_vote(self))
-        elif isinstance(effect, fx.StartRound):
-            return self._run(voting.start_round(self, effect.candidates))
-        elif isinstance(effect, fx.AskLift):
-            return self._run(voting.ask_lift(self))
-        elif isinstance(effect, fx.CancelDay):
-            state.day.cancel_day = effect.day
-        elif isinstance(effect, fx.Nightfall):
-            return self._run(self.variant.nightfall(self))
-        elif isinstance(effect, fx.Morning):
-            return self._run(night.morning(self))
-        elif isinstance(effect, fx.Dawn):
-            return self._run(self.variant.dawn(self))
-        elif isinstance(effect, fx.FirstKilled):
-            state.record.first_killed = effect.seat
+    # One applier an effect type (the table `_APPLY` below); True: the game ended.
+
+    def _say(self, effect: fx.Say) -> bool:
+        self.outputs.append(narration.said(self.state, self.rules, effect))
+        return False
+
+    def _suggest(self, effect: fx.Suggest) -> bool:
+        self.outputs.append(narration.suggestion(effect))
+        return False
+
+    def _explain(self, effect: fx.Explain) -> bool:
+        self.outputs.append(narration.explanation(self.rules, effect))
+        return False
+
+    def _enter(self, effect: fx.Enter) -> bool:
+        self.enter(effect.phase)
+        return False
+
+    def _set_timer(self, effect: fx.SetTimer) -> bool:
+        self.set_timer(effect.name, effect.seconds)
+        return False
+
+    def _set_deadline(self, effect: fx.SetDeadline) -> bool:
+        self.state.clock.timers[effect.name] = effect.at
+        return False
+
+    def _clear_timers(self, effect: fx.ClearTimers) -> bool:
+        self.state.clock.timers.clear()
+        return False
+
+    def _remove(self, effect: fx.Remove) -> bool:
+        discipline.remove(self.state, effect.seat, effect.cause)
+        return False
+
+    def _removal(self, effect: fx.Removal) -> bool:
+        return self._run(discipline.removal(self, effect.seat, effect.cause))
+
+    def _check_win(self, effect: fx.CheckWin) -> bool:
+        winner = self.variant.winner(self)
+        return winner is not None and self._finish(winner)
+
+    def _finish_with(self, effect: fx.Finish) -> bool:
+        return self._finish(effect.winner)
+
+    def _start_speeches(self, effect: fx.StartSpeeches | None = None) -> bool:
+        return self._run(floors.start_speeches(self))
+
+    def _queue_floors(self, effect: fx.QueueFloors) -> bool:
+        return self._run(floors.queue_floors(self, effect.seats, effect.kind, effect.then))
+
+    def _close_floor(self, effect: fx.CloseFloor) -> bool:
+        return self._run(floors.close_floor(self))
+
+    def _start_vote(self, effect: fx.StartVote) -> bool:
+        return self._run(self.variant.start_vote(self))
+
+    def _start_round(self, effect: fx.StartRound) -> bool:
+        return self._run(voting.start_round(self, effect.candidates))
+
+    def _ask_lift(self, effect: fx.AskLift) -> bool:
+        return self._run(voting.ask_lift(self))
+
+    def _cancel_day(self, effect: fx.CancelDay) -> bool:
+        self.state.day.cancel_day = effect.day
+        return False
+
+    def _nightfall(self, effect: fx.Nightfall) -> bool:
+        return self._run(self.variant.nightfall(self))
+
+    def _morning(self, effect: fx.Morning) -> bool:
+        return self._run(night.morning(self))
+
+    def _dawn(self, effect: fx.Dawn) -> bool:
+        return self._run(self.variant.dawn(self))
+
+    def _first_killed(self, effect: fx.FirstKilled) -> bool:
+        self.state.record.first_killed = effect.seat
         return False
 
     def _finish(self, winner: StrEnum) -> bool:
@@ -444,5 +495,17 @@ class Moderator(StateView):
     def points(self) -> dict[int, float]:
         return scoring.points(self)
 
-    def _start_speeches(self) -> None:
-        self._run(floors.start_speeches(self))
+
+# How the engine applies each effect (a stage's decision); True: the game ended.
+_APPLY: dict[type, Callable[[Moderator, Any], bool]] = {
+    fx.Say: Moderator._say, fx.Suggest: Moderator._suggest, fx.Explain: Moderator._explain,
+    fx.Enter: Moderator._enter, fx.SetTimer: Moderator._set_timer,
+    fx.SetDeadline: Moderator._set_deadline, fx.ClearTimers: Moderator._clear_timers,
+    fx.Remove: Moderator._remove, fx.Removal: Moderator._removal, fx.CheckWin: Moderator._check_win,
+    fx.Finish: Moderator._finish_with, fx.StartSpeeches: Moderator._start_speeches,
+    fx.QueueFloors: Moderator._queue_floors, fx.CloseFloor: Moderator._close_floor,
+    fx.StartVote: Moderator._start_vote, fx.StartRound: Moderator._start_round,
+    fx.AskLift: Moderator._ask_lift, fx.CancelDay: Moderator._cancel_day,
+    fx.Nightfall: Moderator._nightfall, fx.Morning: Moderator._morning, fx.Dawn: Moderator._dawn,
+    fx.FirstKilled: Moderator._first_killed,
+}

@@ -30,12 +30,12 @@ def said(state: GameState, rules: RuleOptions, effect: Say) -> Output:
     """An announcement at the game's time (or at its own `t`); a club that
     announces names (`[names] announce`) hears the player's after the seat."""
     when = state.clock.now if effect.t is None else effect.t
-    values = dict(effect.values)
-    seat = values.get("seat")
-    names = state.record.names
-    if rules.announce_names and effect.key in NAMED and isinstance(seat, int) and seat in names:
-        values["name"] = names[seat]
-    return Output(when, OutputKind.SAY, str(effect.key), effect.private, values)
+    values = effect.values
+    if rules.announce_names and effect.key in NAMED:
+        seat, names = values.get("seat"), state.record.names
+        if isinstance(seat, int) and seat in names:
+            values = {**values, "name": names[seat]}
+    return Output(when, OutputKind.SAY, effect.key._value_, effect.private, values)
 
 
 def suggestion(effect: Suggest) -> Output:
