@@ -203,15 +203,15 @@ class Moderator(StateView):
         clock.now = max(clock.now, now)
 
     def _fire(self, name: str) -> None:
-        if name == Timer.FLOOR_WARN:
-            self.say(Key.TEN_SECONDS)
+        if name == Timer.STEP:  # the most frequent: a number call, a vote question, a night window
+            self._run(self.variant.step(self))
         elif name == Timer.FLOOR_END:
             self._run([fx.say(Key.FLOOR_OVER), fx.CloseFloor()])
+        elif name == Timer.FLOOR_WARN:
+            self.say(Key.TEN_SECONDS)
         elif name == Timer.PASS and self.state.floors.listener is not None:
             listener = self.state.floors.listener
             self._run(floors.listener_events(self, listener.expire(self.state.clock.now)))
-        elif name == Timer.STEP:
-            self._run(self.variant.step(self))
 
     def set_timer(self, name: Timer, seconds: float) -> None:
         self.state.clock.timers[name] = self.state.clock.base + seconds
