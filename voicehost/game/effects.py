@@ -73,8 +73,6 @@ class Say:
         return isinstance(other, Say) and (self.key, self.private, self.t, self.values) == (
             other.key, other.private, other.t, other.values)
 
-    __hash__ = None  # type: ignore[assignment]  # compared, never hashed
-
     def __repr__(self) -> str:
         return f"Say({self.key!r}, private={self.private}, t={self.t}, values={self.values})"
 

@@ -238,24 +238,23 @@ class Moderator(StateView):
         """Apply a stage's decision in order; True (and the rest dropped) once
         an effect has ended the game."""
         for effect in effects:
-            kind = type(effect)
             # The most frequent effects are applied inline (the engine runs
             # thousands of games a second); the others by the table `_APPLY`.
-            if kind is fx.Say:
-                self.outputs.append(narration.said(self.state, self.rules, effect))  # type: ignore[arg-type]
-            elif kind is fx.SetTimer:
+            if isinstance(effect, fx.Say):
+                self.outputs.append(narration.said(self.state, self.rules, effect))
+            elif isinstance(effect, fx.SetTimer):
                 clock = self.state.clock
-                clock.timers[effect.name] = clock.base + effect.seconds  # type: ignore[union-attr]
-            elif kind is fx.Enter:
-                self.enter(effect.phase)  # type: ignore[union-attr]
-            elif kind is fx.SetDeadline:
-                self.state.clock.timers[effect.name] = effect.at  # type: ignore[union-attr]
-            elif kind is fx.ClearTimers:
+                clock.timers[effect.name] = clock.base + effect.seconds
+            elif isinstance(effect, fx.Enter):
+                self.enter(effect.phase)
+            elif isinstance(effect, fx.SetDeadline):
+                self.state.clock.timers[effect.name] = effect.at
+            elif isinstance(effect, fx.ClearTimers):
                 self.state.clock.timers.clear()
-            elif kind is fx.CloseFloor:
+            elif isinstance(effect, fx.CloseFloor):
                 if self._run(floors.close_floor(self)):
                     return True
-            elif _APPLY[kind](self, effect):
+            elif _APPLY[type(effect)](self, effect):
                 return True
         return False
 
