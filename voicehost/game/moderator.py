@@ -23,7 +23,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
 from voicehost.errors import GameError
 from voicehost.game import discipline, floors, narration, night, scoring, voting
@@ -240,21 +240,24 @@ class Moderator(StateView):
         for effect in effects:
             # The most frequent effects are applied inline (the engine runs
             # thousands of games a second); the others by the table `_APPLY`.
-            if isinstance(effect, fx.Say):
-                self.outputs.append(narration.said(self.state, self.rules, effect))
-            elif isinstance(effect, fx.SetTimer):
+            kind = type(effect)
+            if kind is fx.Say:
+                self.outputs.append(narration.said(self.state, self.rules, cast(fx.Say, effect)))
+            elif kind is fx.SetTimer:
+                timer = cast(fx.SetTimer, effect)
                 clock = self.state.clock
-                clock.timers[effect.name] = clock.base + effect.seconds
-            elif isinstance(effect, fx.Enter):
-                self.enter(effect.phase)
-            elif isinstance(effect, fx.SetDeadline):
-                self.state.clock.timers[effect.name] = effect.at
-            elif isinstance(effect, fx.ClearTimers):
+                clock.timers[timer.name] = clock.base + timer.seconds
+            elif kind is fx.Enter:
+                self.enter(cast(fx.Enter, effect).phase)
+            elif kind is fx.SetDeadline:
+                deadline = cast(fx.SetDeadline, effect)
+                self.state.clock.timers[deadline.name] = deadline.at
+            elif kind is fx.ClearTimers:
                 self.state.clock.timers.clear()
-            elif isinstance(effect, fx.CloseFloor):
+            elif kind is fx.CloseFloor:
                 if self._run(floors.close_floor(self)):
                     return True
-            elif _APPLY[type(effect)](self, effect):
+            elif _APPLY[kind](self, effect):
                 return True
         return False
 
