@@ -70,7 +70,7 @@ def ru():
 
 
 def new_game(ruleset: str = "4mafia", **overrides) -> Moderator:
-    game = Moderator(rules_for(ruleset, overrides or None))
+    game = Moderator.for_rules(rules_for(ruleset, overrides or None))
     game.handle(parse_event({"type": "setup", "roles": ROLES}), 0.0)
     return game
 
@@ -84,7 +84,7 @@ def day_table(path: Path, speaker=None, **rules: object):
     options = {"mafia_meet_seconds": 0.001, "don_seconds": 0.001, "sheriff_seconds": 0.001, **rules}
     game_rules = rules_for("4mafia", options)
     clock = AudioClock()
-    live = LiveTable(Table(Moderator(game_rules), Journal(path, game_rules)), clock, speaker)
+    live = LiveTable(Table(Moderator.for_rules(game_rules), Journal(path, game_rules)), clock, speaker)
     live.apply(parse_event({"type": "setup", "roles": ROLES}))
     clock.skip_to(30.0)
     live.tick()

@@ -21,28 +21,8 @@ MODERATOR = Path(__file__).resolve().parent.parent / "voicehost" / "game" / "mod
 
 
 def said_keys() -> set[str]:
-    """Every phrasebook key the moderator can say: first arguments of say and
-    no_vote in the game's modules (constants or either branch of a conditional),
-    its key tables, and every variant's winners."""
-    import ast
+    """Every phrasebook key the moderator can say: the registry (game/keys.py),
+    which the stages' `say` takes as its only kind of key."""
+    from voicehost.game.keys import Key
 
-    from voicehost.game import narration
-    from voicehost.game.city import CityVariant
-    from voicehost.game.variants.sports import SportsVariant
-
-    keys: set[str] = set(narration.FLOOR_INTRO.values()) | set(narration.REMOVAL_SAY.values())
-    keys |= set(SportsVariant.win_say.values()) | set(CityVariant.win_say.values())
-
-    def constants(node):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            yield node.value
-        elif isinstance(node, ast.IfExp):
-            yield from constants(node.body)
-            yield from constants(node.orelse)
-
-    for module in sorted(MODERATOR.parent.rglob("*.py")):
-        for node in ast.walk(ast.parse(module.read_text("utf-8"))):
-            if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) \
-                    in ("say", "no_vote") and node.args:
-                keys |= set(constants(node.args[-1] if len(node.args) > 1 else node.args[0]))
-    return keys
+    return {key.value for key in Key}

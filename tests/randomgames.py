@@ -68,7 +68,7 @@ class RandomGame:
         name, overrides = rng.choice(PRESETS)
         self.rules = rules_for(name, overrides or None)
         self.rng = rng
-        self.game = Moderator(self.rules)
+        self.game = Moderator.for_rules(self.rules)
         self.journal = Journal(journal_path, self.rules)
         self.sim = Simulation(self.game, Table(self.game, self.journal))
         roles = ROLE_POOL[:]
@@ -91,7 +91,7 @@ class RandomGame:
             return True
         floor = game.floor
         if floor is not None and not floor.heard:
-            if floor.kind is FloorKind.LAST_WORD and game._best_move_floor() and rng.random() < 0.7:
+            if floor.kind is FloorKind.LAST_WORD and game.best_move_open() and rng.random() < 0.7:
                 others = [s for s in range(1, 11) if s != floor.seat]
                 line = {"type": "best_move", "seats": rng.sample(others, 3)}
                 sheriff = game.roles[floor.seat] is Role.SHERIFF
@@ -119,7 +119,7 @@ class RandomGame:
             return True
         if game.phase in (Phase.DON_CHECK, Phase.SHERIFF_CHECK) and rng.random() < 0.7:
             role = Role.DON if game.phase is Phase.DON_CHECK else Role.SHERIFF
-            checker = game._seat_of(role)
+            checker = game.seat_of(role)
             targets = [s for s in range(1, 11) if s != checker
                        and (s in game.alive or self.rules.check_out_seats)]
             checked = any(c.night == game.night and c.role == role.value for c in game.checks)
@@ -194,9 +194,9 @@ class RandomCityGame(RandomGame):
             return True
         if game.phase is Phase.NIGHT_ACTION and rng.random() < 0.8:
             action = game.windows[game.window]
-            from voicehost.game.city import ACTION_ROLE
+            from voicehost.game.variants.city import ACTION_ROLE
 
-            actor = game._seat_of_role(ACTION_ROLE[action])
+            actor = game.role_seat(ACTION_ROLE[action])
             if actor in game.alive and action not in game.state.night.actions:
                 self.step({"type": action, "seat": rng.choice(sorted(game.alive) + [None])})
                 return True
@@ -206,7 +206,7 @@ class RandomCityGame(RandomGame):
         from collections import Counter
 
         game = self.game
-        sides = Counter(game._side(s) for s in game.alive)
+        sides = Counter(game.side(s) for s in game.alive)
         others = len(game.alive) - sides["mafia"]
         holds = {"city": sides["mafia"] == 0 and sides["maniac"] == 0,
                  "maniac": sides["maniac"] > 0 and len(game.alive) <= 2,

@@ -51,7 +51,7 @@ def test_refused_input_after_due_timers_changes_nothing():
 
 def test_live_table_speaks_due_timers_before_a_refused_input():
     clock = AudioClock()
-    live = LiveTable(Table(Moderator(rules_for("4mafia"))), clock)
+    live = LiveTable(Table(Moderator.for_rules(rules_for("4mafia"))), clock)
     live.apply_json({"type": "setup", "roles": ROLES})
     heard: list[str] = []
     live.listeners.append(lambda outputs: heard.extend(live.game.book.render(o) for o in outputs))

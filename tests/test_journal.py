@@ -86,7 +86,7 @@ def test_undo_takes_back_the_last_host_input_and_replays(tmp_path):
 
     rules = rules_for("4mafia")
     path = tmp_path / "j.jsonl"
-    table = Table(Moderator(rules), Journal(path, rules))
+    table = Table(Moderator.for_rules(rules), Journal(path, rules))
     table.apply(parse_event({"type": "setup", "roles": ROLES}), 0.0)
     table.advance(90.0)
     table.apply(parse_event({"type": "foul", "seat": 3}), 90.0)

@@ -19,7 +19,7 @@ from voicehost.rules import rules_for
 
 def live_table(speaker_sinks=None) -> LiveTable:
     clock = AudioClock()
-    game = Moderator(rules_for("4mafia"))
+    game = Moderator.for_rules(rules_for("4mafia"))
     speaker = None
     if speaker_sinks is not None:
         speaker = Speaker(FakeVoice(seconds=1.0), speaker_sinks[0], speaker_sinks[1], clock.now)
@@ -85,7 +85,7 @@ def test_private_answers_without_earpiece_are_not_spoken():
 
 
 def test_fixed_phrases_cover_the_frequent_answers():
-    game = Moderator(rules_for("4mafia"))
+    game = Moderator.for_rules(rules_for("4mafia"))
     phrases = fixed_phrases(game)
     assert {"Десять секунд", "Принят номер 7", "Слово игроку номер 10", "Спасибо"} <= set(phrases)
     assert not [p for p in phrases if "{" in p]

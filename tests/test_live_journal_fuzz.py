@@ -67,7 +67,7 @@ def play(seed: int, path, check=None, live: LiveTable | None = None) -> tuple[Li
                                  "speech_seconds": 30.0, "last_word_seconds": 20.0})
     if live is None:
         clock = AudioClock()
-        live = LiveTable(Table(Moderator(rules), Journal(path, rules)), clock, Speaker())
+        live = LiveTable(Table(Moderator.for_rules(rules), Journal(path, rules)), clock, Speaker())
         live.apply(parse_event({"type": "setup", "roles": ROLES}))
         clock.skip_to(30.0)
         live.tick()

@@ -576,7 +576,7 @@ def test_setup_roles_validated():
     from voicehost.game.moderator import Moderator
     from voicehost.rules import rules_for
 
-    game = Moderator(rules_for("4mafia"))
+    game = Moderator.for_rules(rules_for("4mafia"))
     roles = {str(s): "citizen" for s in range(1, 11)}
     with pytest.raises(GameError, match="setup needs 6 citizen"):
         game.handle(parse_event({"type": "setup", "roles": roles}), 0)
@@ -624,7 +624,7 @@ def test_spec_5_a_check_window_lasts_its_full_time_whatever_was_entered(how):
     """SPEC §5: "Шериф засыпает" comes the same time after "Просыпается Шериф"
     whether the sheriff lives and checks, lives and does not, or is dead."""
     play = Play()
-    sheriff = play.game._seat_of_role("sheriff")
+    sheriff = play.game.role_seat("sheriff")
     if how == "role dead":
         play.step({"type": "disqualify", "seat": sheriff})
     play.shot(None)

@@ -106,7 +106,7 @@ def test_a_revision_at_the_table_says_only_prerendered_lines(tmp_path):
     sink = FakeSink()
     clock = AudioClock()
     rules = rules_for("4mafia", {"mafia_meet_seconds": 0.001, "don_seconds": 0.001, "sheriff_seconds": 0.001})
-    game = Moderator(rules)
+    game = Moderator.for_rules(rules)
     speaker = Speaker(voice, sink, None, clock.now, realtime=False)
     told = []
     prerender(speaker, game, tmp_path, tell=told.append)

@@ -46,7 +46,7 @@ def test_nomination_from_a_wav_is_announced_by_the_voice(tmp_path):
     clock = AudioClock()
     record = tmp_path / "table.wav"
     speaker = Speaker(PiperVoice(JOE_VOICE), WavFileSink(record), None, clock.now, realtime=False)
-    live = LiveTable(Table(Moderator(rules), journal), clock, speaker)
+    live = LiveTable(Table(Moderator.for_rules(rules), journal), clock, speaker)
     live.apply(parse_event({"type": "setup", "roles": ROLES}))
     clock.skip_to(30.0)
     live.tick()

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import Play
-from voicehost.game.city import TRANSITIONS as CITY
-from voicehost.game.city import CityCause, CitySide, CityVariant
 from voicehost.game.model import Cause, Phase, Team, Winner
 from voicehost.game.moderator import Moderator
+from voicehost.game.variants.city import TRANSITIONS as CITY
+from voicehost.game.variants.city import CityCause, CitySide, CityVariant
 from voicehost.game.variants.sports import TRANSITIONS as SPORTS
 from voicehost.game.variants.sports import SportsVariant
 from voicehost.rules import rules_for
@@ -34,9 +34,9 @@ def test_city_allows_no_sports_only_transition():
 
 
 def test_each_ruleset_plays_its_own_variant():
-    assert isinstance(Moderator(rules_for("city")).variant, CityVariant)
+    assert isinstance(Moderator.for_rules(rules_for("city")).variant, CityVariant)
     for name in ("4mafia", "fiim", "classic", "ua-club", "mafclubspb"):
-        assert isinstance(Moderator(rules_for(name)).variant, SportsVariant)
+        assert isinstance(Moderator.for_rules(rules_for(name)).variant, SportsVariant)
 
 
 def test_the_base_knows_no_city_cause_and_winners_are_per_variant():

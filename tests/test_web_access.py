@@ -22,7 +22,7 @@ from voicehost.web.server import Hub, make_app
 
 
 async def _served(devices: Devices):
-    live = LiveTable(Table(Moderator(rules_for("4mafia"))), AudioClock())
+    live = LiveTable(Table(Moderator.for_rules(rules_for("4mafia"))), AudioClock())
     live.apply_json({"type": "setup", "roles": ROLES})
     access = Access(set(), devices)
     hub = Hub(live, asyncio.get_running_loop())

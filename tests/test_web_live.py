@@ -50,7 +50,7 @@ async def serve(live: LiveTable):
 
 
 def _table(preset: str = "4mafia", setup: bool = True) -> LiveTable:
-    live = LiveTable(Table(Moderator(rules_for(preset))), AudioClock())
+    live = LiveTable(Table(Moderator.for_rules(rules_for(preset))), AudioClock())
     if setup:
         live.apply_json({"type": "setup", "roles": ROLES})
     return live
@@ -58,7 +58,7 @@ def _table(preset: str = "4mafia", setup: bool = True) -> LiveTable:
 
 def _journaled(path: Path) -> LiveTable:
     rules = rules_for("4mafia")
-    return LiveTable(Moderator(rules), AudioClock(), journal=JournalWriter(path, rules))
+    return LiveTable(Moderator.for_rules(rules), AudioClock(), journal=JournalWriter(path, rules))
 
 
 def _finished(tmp_path: Path) -> LiveTable:

@@ -48,7 +48,7 @@ def club(tmp_path, ruleset: str = "4mafia", games: int = 1) -> Evening:
 
 def new_live(ruleset: str = "4mafia", journal=None) -> LiveTable:
     rules = rules_for(ruleset)
-    return LiveTable(Table(Moderator(rules), Journal(journal, rules) if journal else None), AudioClock())
+    return LiveTable(Table(Moderator.for_rules(rules), Journal(journal, rules) if journal else None), AudioClock())
 
 
 @contextlib.asynccontextmanager

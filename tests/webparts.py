@@ -68,7 +68,7 @@ def judge_token(client, link: str, access) -> str:
 @contextlib.asynccontextmanager
 async def page(setup: bool = True):
     clock = AudioClock()
-    live = LiveTable(Table(Moderator(rules_for("4mafia"))), clock)
+    live = LiveTable(Table(Moderator.for_rules(rules_for("4mafia"))), clock)
     if setup:
         live.apply_json({"type": "setup", "roles": ROLES})
     access = Access(set())

@@ -251,7 +251,7 @@ class _Builder:
 
     def __init__(self, record: Record, rules: RuleOptions) -> None:
         self.record = record
-        self.game = Moderator(rules)
+        self.game = Moderator.for_rules(rules)
         self.sim = Simulation(self.game, Table(self.game))
         self.script: list[dict[str, Any]] = []
         self.fouls = list(record.fouls)

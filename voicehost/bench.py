@@ -139,7 +139,7 @@ def _day_game() -> Any:
     from voicehost.game.events import parse_event
     from voicehost.game.moderator import Moderator
 
-    game = Moderator(rules_for("4mafia", {"mafia_meet_seconds": 0.001, "don_seconds": 0.001,
+    game = Moderator.for_rules(rules_for("4mafia", {"mafia_meet_seconds": 0.001, "don_seconds": 0.001,
                                           "sheriff_seconds": 0.001, "speech_seconds": 3600.0}))
     game.handle(parse_event({"type": "setup", "roles": {
         "1": "citizen", "2": "mafia", "3": "citizen", "4": "don", "5": "citizen", "6": "sheriff",

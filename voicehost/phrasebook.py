@@ -74,8 +74,12 @@ class Phrasebook:
         return self.explain[reason].format(**formatted(values))
 
     def render(self, output: Output) -> str:
-        """The words of one output, in this phrasebook's language."""
+        """The words of one output, in this phrasebook's language. A `card`
+        value is a role's key, read out as the phrasebook's card for it."""
         values = output.values
+        if "card" in values:
+            card = str(values["card"])
+            values = {**values, "card": self.cards.get(card, card)}
         if output.kind == "suggest":
             return str(values["word"])
         if "explain" in values:
@@ -112,7 +116,8 @@ class Phrasebook:
         template = self.refuse.get(error.key)
         if template is None:
             return str(error)
-        values = {k: self.inputs.get(v, v) if k in _INPUT_VALUES and isinstance(v, str) else v
+        values = {k: self.inputs.get(v, v) if k in _INPUT_VALUES and isinstance(v, str)
+                  else self.cards.get(v, v) if k == "card" and isinstance(v, str) else v
                   for k, v in error.values.items()}
         return template.format(**formatted(values))
 

@@ -25,7 +25,7 @@ class ExportError(VoicehostError):
 
 
 def check_exportable(game: Moderator) -> None:
-    if game.rules.game == "city":
+    if not game.variant.exportable:
         raise ExportError("the city variant cannot be exported: mafiaratings and Polemica "
                           "record sports mafia only", "export_city_refused")
     if game.winner is None:

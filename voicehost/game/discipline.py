@@ -1,14 +1,27 @@
-"""Discipline: fouls, their removal, and players leaving the game (3.x)."""
+"""Discipline: fouls, their removal, and players leaving the game (3.x).
+
+Each function returns what it decided (game/effects.py); the fouls and the
+eliminations are its own slice of the state."""
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING
 
-from voicehost.game import floors, narration, scoring
+from voicehost.game.effects import (
+    CancelDay,
+    CheckWin,
+    CloseFloor,
+    Context,
+    Effects,
+    Finish,
+    Removal,
+    Remove,
+    StartVote,
+    say,
+)
+from voicehost.game.keys import Key
 from voicehost.game.model import Cause, Elimination, FloorKind, Phase
-
-if TYPE_CHECKING:
-    from voicehost.game.moderator import Moderator
+from voicehost.game.narration import REMOVAL_SAY
+from voicehost.game.state import GameState
 
 # Phases between the morning and the day's vote result, where a removal
 # cancels that day's vote (2.3.15–2.3.16).
@@ -18,73 +31,71 @@ VOTE_PHASES = {Phase.VOTING, Phase.TALLY, Phase.TIE_SPEECH, Phase.LIFT_VOTE}
 HOST_REMOVALS = {"disqualify": Cause.DISQUALIFIED, "leave_table": Cause.LEFT_TABLE}
 
 
-def apply(game: Moderator, kind: str, seat: int) -> None:
+def apply(game: Context, kind: str, seat: int) -> Effects:
     if kind == "foul":
-        foul(game, seat)
-    elif kind == "unfoul":
-        unfoul(game, seat)
-    else:
-        removal(game, seat, HOST_REMOVALS[kind])
+        return foul(game, seat)
+    if kind == "unfoul":
+        return unfoul(game, seat)
+    return [Removal(seat, HOST_REMOVALS[kind])]
 
 
-def in_own_last_word(game: Moderator, seat: int) -> bool:
-    floor = game.state.floors.floor
+def in_own_last_word(state: GameState, seat: int) -> bool:
+    floor = state.floors.floor
     return (floor is not None and floor.kind is FloorKind.LAST_WORD
-            and floor.seat == seat and seat not in game.state.seats.alive)
+            and floor.seat == seat and seat not in state.seats.alive)
 
 
-def foul(game: Moderator, seat: int) -> None:
+def foul(game: Context, seat: int) -> Effects:
     record = game.state.record
     record.fouls[seat] += 1
     count = record.fouls[seat]
     if count >= 4:
-        removal(game, seat, Cause.FOULS)
-    elif count == 3:
-        game.say("third_foul", seat=seat)
+        return [Removal(seat, Cause.FOULS)]
+    if count == 3:
         if seat in game.state.seats.alive:
             record.silenced.add(seat)
-    else:
-        game.say("foul", seat=seat, count=count)
+        return [say(Key.THIRD_FOUL, seat=seat)]
+    return [say(Key.FOUL, seat=seat, count=count)]
 
 
-def unfoul(game: Moderator, seat: int) -> None:
+def unfoul(game: Context, seat: int) -> Effects:
     """The host takes back a foul given by mistake (a removal stays)."""
     record = game.state.record
     record.fouls[seat] -= 1
     if record.fouls[seat] < 3:
         record.silenced.discard(seat)
-    game.say("unfoul", seat=seat, count=record.fouls[seat])
+    return [say(Key.UNFOUL, seat=seat, count=record.fouls[seat])]
 
 
-def removal(game: Moderator, seat: int, cause: Cause) -> None:
+def removal(game: Context, seat: int, cause: Cause) -> Effects:
     """A removal by the host: 4th foul, disqualification, leaving the table."""
-    game.say(narration.REMOVAL_SAY[cause], seat=seat)
-    if in_own_last_word(game, seat):
-        floors.close_floor(game)
-        return
-    seats, day = game.state.seats, game.state.day
+    effects: Effects = [say(REMOVAL_SAY[cause], seat=seat)]
+    state = game.state
+    if in_own_last_word(state, seat):
+        return [*effects, CloseFloor()]
+    seats, day = state.seats, state.day
     before_result = seats.phase in DAY_PHASES and not day.vote_resolved
-    remove(game, seat, cause)
+    effects.append(Remove(seat, cause))
     if cause is Cause.LEFT_TABLE:
-        winner = game.variant.left_table_winner(game, seat)
+        winner = game.left_table_winner(seat)
         if winner is not None:
-            scoring.finish(game, winner)
-            return
-    if scoring.check_win(game):
-        return
+            return [*effects, Finish(winner)]
+    effects.append(CheckWin())
     if before_result:
-        day.cancel_day = seats.day
+        effects.append(CancelDay(seats.day))
         if seats.phase in VOTE_PHASES:
-            return game.variant.start_vote(game)
+            return [*effects, StartVote()]
     elif game.rules.removal_cancels_vote == "nearest":
-        day.cancel_day = seats.day + 1
-    floor = game.state.floors.floor
+        effects.append(CancelDay(seats.day + 1))
+    floor = state.floors.floor
     if floor is not None and floor.seat == seat:
-        floors.close_floor(game)
+        effects.append(CloseFloor())
+    return effects
 
 
-def remove(game: Moderator, seat: int, cause: StrEnum) -> None:
-    seats, record = game.state.seats, game.state.record
+def remove(state: GameState, seat: int, cause: StrEnum) -> None:
+    """Applied by the engine for every stage: a player leaves the game."""
+    seats, record = state.seats, state.record
     seats.alive.discard(seat)
     record.silenced.discard(seat)
     at_night = seats.phase.is_night

@@ -47,6 +47,25 @@ class Cause(StrEnum):
     LEFT_TABLE = "left_table"
 
 
+class Timer(StrEnum):
+    """The phase's timers (the clock's keys)."""
+
+    FLOOR_WARN = "floor_warn"  # ten seconds left of a floor
+    FLOOR_END = "floor_end"
+    PASS = "pass"              # a "пас" ends the speech after a silence
+    STEP = "step"              # the phase's own step: a number call, a vote question, a night window
+
+
+class Then(StrEnum):
+    """Where the day goes once the queued floors are spoken."""
+
+    LIFT = "lift"          # the lift vote (the tie of a lift-only first day)
+    REVOTE = "revote"
+    NIGHT = "night"
+    SPEECHES = "speeches"  # the morning's speeches, after the victim's last word
+    NOTHING = ""
+
+
 class FloorKind(Enum):
     SPEECH = "speech"
     TIE = "tie_speech"
@@ -109,10 +128,6 @@ class Output:
     key: str
     private: bool = False
     values: dict[str, object] = field(default_factory=dict)
-
-    @property
-    def data(self) -> dict[str, object]:
-        return self.values
 
     def to_json(self, text: str) -> JSONObject:
         """The SPEC §4 simulate line for this output, given its rendered text."""

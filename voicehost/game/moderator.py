@@ -7,8 +7,12 @@ web page all drive this one engine.
 
 The engine is small: it keeps the clock and the timers, admits or refuses an
 input (game/admission.py), and hands the input to the stage that owns it:
-floors, voting, night, discipline, scoring, narration. What differs between
-sports mafia and the city variant is a `Variant` composed in.
+floors, voting, night, discipline, scoring. A stage decides and returns its
+decision as effects (game/effects.py); the engine is the one place that
+applies them, turns announcements into outputs (narration), and routes a
+cross-stage request (a removal, a win check, the next floors, nightfall) to
+the stage that owns it. What differs between sports mafia and the city
+variant is a `Variant` composed in; the stages ask the engine, which asks it.
 
 Timers belong to the phase that set them and die with it. A timer fires at
 its deadline, stamped with that deadline, however late `advance` is called:
@@ -17,10 +21,13 @@ journal of inputs with their times replays to the identical game."""
 from __future__ import annotations
 
 import copy
-from typing import Any
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Any, cast
 
 from voicehost.errors import GameError
-from voicehost.game import discipline, floors, narration, scoring
+from voicehost.game import discipline, floors, narration, night, scoring, voting
+from voicehost.game import effects as fx
 from voicehost.game.admission import admit
 from voicehost.game.admission import fits as admission_fits
 from voicehost.game.admission import precheck as admission_precheck
@@ -40,32 +47,37 @@ from voicehost.game.events import (
     Votes,
     event_type,
 )
-from voicehost.game.model import Cause, Output, Phase
+from voicehost.game.keys import Key
+from voicehost.game.model import Output, Phase, Timer
 from voicehost.game.state import GameState
 from voicehost.game.variants.base import Variant, variant_for
 from voicehost.game.views import StateView
 from voicehost.phrasebook import Phrasebook, load_phrasebook
 from voicehost.phrases.grammar import Grammar, load_grammar
+from voicehost.phrases.words import Word
 from voicehost.rules import RuleOptions
 
 
 def new_game(rules: RuleOptions) -> Moderator:
-    return Moderator(rules)
+    """A new game of `rules`, its grammar and phrasebook loaded (Moderator.for_rules)."""
+    return Moderator.for_rules(rules)
 
 
 class Moderator(StateView):
-    def __init__(
-        self,
-        rules: RuleOptions,
-        grammar: Grammar | None = None,
-        phrasebook: Phrasebook | None = None,
-    ) -> None:
+    def __init__(self, rules: RuleOptions, grammar: Grammar, phrasebook: Phrasebook) -> None:
+        """A game of `rules` that hears with `grammar` and speaks from
+        `phrasebook`, both loaded by the caller (`for_rules` loads them)."""
         self.rules = rules
-        self.grammar = grammar or load_grammar(rules.grammar)
-        self.book = phrasebook or load_phrasebook(rules.phrasebook)
+        self.grammar = grammar
+        self.book = phrasebook
         self.variant: Variant = variant_for(rules)
         self.state = GameState()
         self.outputs: list[Output] = []
+
+    @classmethod
+    def for_rules(cls, rules: RuleOptions) -> Moderator:
+        """A new game of `rules`, with the grammar and phrasebook they name."""
+        return cls(rules, load_grammar(rules.grammar), load_phrasebook(rules.phrasebook))
 
     # ----------------------------------------------------------------- driving
 
@@ -78,7 +90,7 @@ class Moderator(StateView):
         mark = len(self.outputs)
         if isinstance(event, Heard):
             self._advance(now)
-            floors.hear(self, event.word)
+            self._hear(event.word)
             return self.outputs[mark:]
         if isinstance(event, Names):  # fits anywhere: the protocol's players, the exports
             self._advance(now)
@@ -191,17 +203,17 @@ class Moderator(StateView):
         clock.now = max(clock.now, now)
 
     def _fire(self, name: str) -> None:
-        if name == "floor_warn":
-            self.say("ten_seconds")
-        elif name == "floor_end":
-            self.say("floor_over")
-            floors.close_floor(self)
-        elif name == "pass" and self.state.floors.listener is not None:
-            floors.listener_events(self, self.state.floors.listener.expire(self.state.clock.now))
-        elif name == "step":
-            self.variant.step(self)
+        if name == Timer.STEP:  # the most frequent: a number call, a vote question, a night window
+            self._run(self.variant.step(self))
+        elif name == Timer.FLOOR_END:
+            self._run([fx.say(Key.FLOOR_OVER), fx.CloseFloor()])
+        elif name == Timer.FLOOR_WARN:
+            self.say(Key.TEN_SECONDS)
+        elif name == Timer.PASS and self.state.floors.listener is not None:
+            listener = self.state.floors.listener
+            self._run(floors.listener_events(self, listener.expire(self.state.clock.now)))
 
-    def set_timer(self, name: str, seconds: float) -> None:
+    def set_timer(self, name: Timer, seconds: float) -> None:
         self.state.clock.timers[name] = self.state.clock.base + seconds
 
     def enter(self, phase: Phase) -> None:
@@ -216,9 +228,152 @@ class Moderator(StateView):
             self.state.floors.floor = None
             self.state.floors.listener = None
 
-    def say(self, key: str, *, private: bool = False, t: float | None = None,
+    def say(self, key: Key, *, private: bool = False, t: float | None = None,
             **values: Any) -> None:
-        narration.say(self, key, private=private, t=t, **values)
+        self.outputs.append(narration.said(self.state, self.rules, fx.Say(key, private=private, t=t, **values)))
+
+    # ------------------------------------------------------ applying decisions
+
+    def _run(self, effects: fx.Effects) -> bool:
+        """Apply a stage's decision in order; True (and the rest dropped) once
+        an effect has ended the game."""
+        for effect in effects:
+            # The most frequent effects are applied inline (the engine runs
+            # thousands of games a second); the others by the table `_APPLY`.
+            kind = type(effect)
+            if kind is fx.Say:
+                self.outputs.append(narration.said(self.state, self.rules, cast(fx.Say, effect)))
+            elif kind is fx.SetTimer:
+                timer = cast(fx.SetTimer, effect)
+                clock = self.state.clock
+                clock.timers[timer.name] = clock.base + timer.seconds
+            elif kind is fx.Enter:
+                self.enter(cast(fx.Enter, effect).phase)
+            elif kind is fx.SetDeadline:
+                deadline = cast(fx.SetDeadline, effect)
+                self.state.clock.timers[deadline.name] = deadline.at
+            elif kind is fx.ClearTimers:
+                self.state.clock.timers.clear()
+            elif kind is fx.CloseFloor:
+                if self._run(floors.close_floor(self)):
+                    return True
+            elif _APPLY[kind](self, effect):
+                return True
+        return False
+
+    # One applier an effect type (the table `_APPLY` below); True: the game ended.
+
+    def _say(self, effect: fx.Say) -> bool:
+        self.outputs.append(narration.said(self.state, self.rules, effect))
+        return False
+
+    def _suggest(self, effect: fx.Suggest) -> bool:
+        self.outputs.append(narration.suggestion(effect))
+        return False
+
+    def _explain(self, effect: fx.Explain) -> bool:
+        self.outputs.append(narration.explanation(self.rules, effect))
+        return False
+
+    def _enter(self, effect: fx.Enter) -> bool:
+        self.enter(effect.phase)
+        return False
+
+    def _set_timer(self, effect: fx.SetTimer) -> bool:
+        self.set_timer(effect.name, effect.seconds)
+        return False
+
+    def _set_deadline(self, effect: fx.SetDeadline) -> bool:
+        self.state.clock.timers[effect.name] = effect.at
+        return False
+
+    def _clear_timers(self, effect: fx.ClearTimers) -> bool:
+        self.state.clock.timers.clear()
+        return False
+
+    def _remove(self, effect: fx.Remove) -> bool:
+        discipline.remove(self.state, effect.seat, effect.cause)
+        return False
+
+    def _removal(self, effect: fx.Removal) -> bool:
+        return self._run(discipline.removal(self, effect.seat, effect.cause))
+
+    def _check_win(self, effect: fx.CheckWin) -> bool:
+        winner = self.variant.winner(self)
+        return winner is not None and self._finish(winner)
+
+    def _finish_with(self, effect: fx.Finish) -> bool:
+        return self._finish(effect.winner)
+
+    def _start_speeches(self, effect: fx.StartSpeeches | None = None) -> bool:
+        return self._run(floors.start_speeches(self))
+
+    def _queue_floors(self, effect: fx.QueueFloors) -> bool:
+        return self._run(floors.queue_floors(self, effect.seats, effect.kind, effect.then))
+
+    def _close_floor(self, effect: fx.CloseFloor) -> bool:
+        return self._run(floors.close_floor(self))
+
+    def _start_vote(self, effect: fx.StartVote) -> bool:
+        return self._run(self.variant.start_vote(self))
+
+    def _start_round(self, effect: fx.StartRound) -> bool:
+        return self._run(voting.start_round(self, effect.candidates))
+
+    def _ask_lift(self, effect: fx.AskLift) -> bool:
+        return self._run(voting.ask_lift(self))
+
+    def _cancel_day(self, effect: fx.CancelDay) -> bool:
+        self.state.day.cancel_day = effect.day
+        return False
+
+    def _nightfall(self, effect: fx.Nightfall) -> bool:
+        return self._run(self.variant.nightfall(self))
+
+    def _morning(self, effect: fx.Morning) -> bool:
+        return self._run(night.morning(self))
+
+    def _dawn(self, effect: fx.Dawn) -> bool:
+        return self._run(self.variant.dawn(self))
+
+    def _first_killed(self, effect: fx.FirstKilled) -> bool:
+        self.state.record.first_killed = effect.seat
+        return False
+
+    def _finish(self, winner: StrEnum) -> bool:
+        self._run(scoring.finish(self, winner))
+        return True
+
+    # ------------------------------------------------------------ the words
+
+    def _speech(self, event: Speech) -> None:
+        """A whole floor's words: each is heard when it starts, until the floor closes."""
+        floor = self.state.floors.floor
+        assert floor is not None
+        floor.heard = True
+        for word in event.words:
+            heard = word.shifted(floor.start)
+            if self.state.floors.floor is not floor or heard.start >= floor.end:
+                break
+            self._advance(heard.start)
+            if self.state.floors.floor is not floor:
+                break
+            self._hear(heard)
+
+    def _hear(self, word: Word) -> None:
+        listening, clock = self.state.floors, self.state.clock
+        if listening.listener is None or clock.paused_at is not None:
+            return
+        events = listening.listener.hear(word)
+        clock.now = max(clock.now, word.end)
+        self._run(floors.listener_events(self, events))
+        if listening.listener is None:
+            return
+        deadline = listening.listener.pass_deadline
+        if deadline is None:
+            clock.timers.pop(Timer.PASS, None)
+        else:
+            clock.timers[Timer.PASS] = deadline
 
     # ----------------------------------------------------------------- inputs
 
@@ -228,46 +383,45 @@ class Moderator(StateView):
             self.state.seats.roles = self.variant.deal(event.roles)
             self.state.seats.alive = set(self.state.seats.roles)
             self.state.seats.night = 1
-            self.variant.first_night(self)
+            self._run(self.variant.first_night(self))
         elif isinstance(event, Speech):
-            floors.speech(self, event)
+            self._speech(event)
         elif isinstance(event, Votes):
-            self.variant.after_tally(self, event)
+            self._run(self.variant.after_tally(self, event))
         elif isinstance(event, LiftVotes):
-            self.variant.lift_votes(self, event.count)
+            self._run(self.variant.lift_votes(self, event.count))
         elif isinstance(event, BestMove):
-            scoring.best_move(self, event)
+            self._run(scoring.best_move(self, event))
         elif isinstance(event, Control):
             self._control(event.type)
         elif isinstance(event, Candidates):
-            self.variant.candidates(self, list(event.seats))
+            self._run(self.variant.candidates(self, list(event.seats)))
         elif isinstance(event, SeatEvent):
-            self._seat_event(event)
+            self._run(self._seat_event(event))
         elif isinstance(event, Protest):
-            scoring.protest(self, event)
+            self._run(scoring.protest(self, event))
         elif isinstance(event, Seating):
             self.state.record.names = dict(sorted(event.names.items()))
-            self.say("seating", players=[[seat, name] for seat, name in sorted(event.names.items())])
+            self.say(Key.SEATING, players=[[seat, name] for seat, name in sorted(event.names.items())])
 
-    def _seat_event(self, event: SeatEvent) -> None:
+    def _seat_event(self, event: SeatEvent) -> fx.Effects:
         seat = event.seat
         if event.type in ("best_player", "worst_player"):
             assert seat is not None
-            scoring.award(self, seat, event.type)
-        elif event.type == "nominate":
+            return scoring.award(self, seat, event.type)
+        if event.type == "nominate":
             assert seat is not None
-            floors.host_nomination(self, seat)
-        elif event.type in discipline.HOST_REMOVALS or event.type in ("foul", "unfoul"):
+            return floors.host_nomination(self, seat)
+        if event.type in discipline.HOST_REMOVALS or event.type in ("foul", "unfoul"):
             assert seat is not None
-            discipline.apply(self, event.type, seat)
-        else:
-            self.variant.night_input(self, event)
+            return discipline.apply(self, event.type, seat)
+        return self.variant.night_input(self, event)
 
     def _control(self, kind: str) -> None:
         clock = self.state.clock
         if kind == "pause":
             clock.paused_at = clock.now
-            self.say("paused")
+            self.say(Key.PAUSED)
         elif kind == "resume":
             assert clock.paused_at is not None
             shift = clock.now - clock.paused_at
@@ -275,10 +429,10 @@ class Moderator(StateView):
             if self.state.floors.floor is not None:
                 self.state.floors.floor.end += shift
             clock.paused_at = None
-            self.say("resumed")
+            self.say(Key.RESUMED)
             self._restart_count()
         else:
-            floors.close_floor(self)
+            self._run(floors.close_floor(self))
 
     def _restart_count(self) -> None:
         """The mafia's number calls, interrupted (a pause, a crash resumed
@@ -287,14 +441,22 @@ class Moderator(StateView):
         night, phase = self.state.night, self.state.seats.phase
         if phase is Phase.HUNT and not night.shot_entered and 0 < night.hunt_index < self.variant.default_seats:
             night.hunt_index = 0
-            self.state.clock.timers["step"] = self.state.clock.now + self.rules.number_call_seconds
-            self.say("count_again")
+            self.state.clock.timers[Timer.STEP] = self.state.clock.now + self.rules.number_call_seconds
+            self.say(Key.COUNT_AGAIN)
 
-    # ---------------------------------------------------------- for readers
+    # --------------------------------------- what the stages ask (a Context)
 
     @property
     def max_seat(self) -> int:
         return self.variant.max_seat
+
+    @property
+    def default_seats(self) -> int:
+        return self.variant.default_seats
+
+    @property
+    def nominations_by_phrase(self) -> bool:
+        return self.variant.nominations_by_phrase
 
     def seats(self) -> list[int]:
         return sorted(self.state.seats.roles) if self.state.seats.roles else list(
@@ -303,32 +465,49 @@ class Moderator(StateView):
     def seat_of(self, role: Any) -> int:
         return next(seat for seat, r in self.state.seats.roles.items() if r is role)
 
+    def role_seat(self, role: str) -> int | None:
+        """The seat dealt the role named `role`, if one was."""
+        return next((s for s, r in self.state.seats.roles.items() if r.value == role), None)
+
     def side(self, seat: int) -> str:
         return self.variant.side(self.state.seats.roles[seat])
 
+    def speaking_order(self) -> list[int]:
+        return self.variant.speaking_order(self.state)
+
+    def left_table_winner(self, seat: int) -> StrEnum | None:
+        return self.variant.left_table_winner(self, seat)
+
+    def win_key(self, winner: str) -> Key:
+        return self.variant.win_say[winner]
+
+    # ---------------------------------------------------------- for readers
+
     def in_own_last_word(self, seat: int) -> bool:
-        return discipline.in_own_last_word(self, seat)
+        return discipline.in_own_last_word(self.state, seat)
 
     def best_move_open(self) -> bool:
         return self.variant.best_move_floor(self)
 
     def result_text(self) -> str | None:
         """How the game ended, in the phrasebook's words."""
-        return scoring.result_text(self)
+        winner = self.state.record.winner
+        return self.book.text(self.win_key(winner)) if winner else None
 
     def points(self) -> dict[int, float]:
         return scoring.points(self)
 
-    # Names the page, typed play and older tests read.
-    _side = side
-    _seat_of = seat_of
-    _best_move_floor = best_move_open
 
-    def _seat_of_role(self, role: str) -> int | None:
-        return next((s for s, r in self.state.seats.roles.items() if r.value == role), None)
-
-    def _start_speeches(self) -> None:
-        floors.start_speeches(self)
-
-    def _remove(self, seat: int, cause: Cause) -> None:
-        discipline.remove(self, seat, cause)
+# How the engine applies each effect (a stage's decision); True: the game ended.
+_APPLY: dict[type, Callable[[Moderator, Any], bool]] = {
+    fx.Say: Moderator._say, fx.Suggest: Moderator._suggest, fx.Explain: Moderator._explain,
+    fx.Enter: Moderator._enter, fx.SetTimer: Moderator._set_timer,
+    fx.SetDeadline: Moderator._set_deadline, fx.ClearTimers: Moderator._clear_timers,
+    fx.Remove: Moderator._remove, fx.Removal: Moderator._removal, fx.CheckWin: Moderator._check_win,
+    fx.Finish: Moderator._finish_with, fx.StartSpeeches: Moderator._start_speeches,
+    fx.QueueFloors: Moderator._queue_floors, fx.CloseFloor: Moderator._close_floor,
+    fx.StartVote: Moderator._start_vote, fx.StartRound: Moderator._start_round,
+    fx.AskLift: Moderator._ask_lift, fx.CancelDay: Moderator._cancel_day,
+    fx.Nightfall: Moderator._nightfall, fx.Morning: Moderator._morning, fx.Dawn: Moderator._dawn,
+    fx.FirstKilled: Moderator._first_killed,
+}

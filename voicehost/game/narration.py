@@ -1,47 +1,51 @@
 """Narration: what the moderator announces, as phrasebook keys with values.
 
-Stages call `say`; the sentence is looked up in the table's phrasebook."""
+Stages decide a `Say` (game/effects.py); the engine makes it an `Output`
+here. The sentence is looked up in the table's phrasebook at the edge."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from voicehost.game.effects import Explain, Say, Suggest
+from voicehost.game.keys import Key
 from voicehost.game.model import Cause, FloorKind, Output, OutputKind
 from voicehost.phrasebook import verdict_values
-from voicehost.phrases.listener import Nomination
 
 if TYPE_CHECKING:
-    from voicehost.game.moderator import Moderator
+    from voicehost.game.state import GameState
+    from voicehost.rules import RuleOptions
 
-FLOOR_INTRO = {FloorKind.SPEECH: "floor_speech", FloorKind.TIE: "floor_tie",
-               FloorKind.LAST_WORD: "floor_last_word"}
-REMOVAL_SAY = {Cause.FOULS: "removed_fouls", Cause.DISQUALIFIED: "disqualified",
-               Cause.LEFT_TABLE: "left_table"}
+FLOOR_INTRO = {FloorKind.SPEECH: Key.FLOOR_SPEECH, FloorKind.TIE: Key.FLOOR_TIE,
+               FloorKind.LAST_WORD: Key.FLOOR_LAST_WORD}
+REMOVAL_SAY = {Cause.FOULS: Key.REMOVED_FOULS, Cause.DISQUALIFIED: Key.DISQUALIFIED,
+               Cause.LEFT_TABLE: Key.LEFT_TABLE}
 
 
 # The lines that name one player to the table: with `announce_names`, "…номер 3, Алиса".
-NAMED = frozenset({"floor_speech", "floor_tie", "floor_last_word", "vote_question", "leaves", "killed",
-                   "removed_fouls", "disqualified", "left_table", "best_player", "worst_player"})
+NAMED = frozenset({Key.FLOOR_SPEECH, Key.FLOOR_TIE, Key.FLOOR_LAST_WORD, Key.VOTE_QUESTION, Key.LEAVES, Key.KILLED,
+                   Key.REMOVED_FOULS, Key.DISQUALIFIED, Key.LEFT_TABLE, Key.BEST_PLAYER, Key.WORST_PLAYER})
 
 
-def say(game: Moderator, key: str, *, private: bool = False, t: float | None = None,
-        **values: Any) -> None:
-    """Announce `key` with its values (at the game's time, or at `t`); a club
-    that announces names (`[names] announce`) hears the player's after the seat."""
-    when = game.state.clock.now if t is None else t
-    seat = values.get("seat")
-    if game.rules.announce_names and key in NAMED and isinstance(seat, int) and seat in game.state.record.names:
-        values = {**values, "name": game.state.record.names[seat]}
-    game.outputs.append(Output(when, OutputKind.SAY, key, private, values))
+def said(state: GameState, rules: RuleOptions, effect: Say) -> Output:
+    """An announcement at the game's time (or at its own `t`); a club that
+    announces names (`[names] announce`) hears the player's after the seat."""
+    when = state.clock.now if effect.t is None else effect.t
+    values = effect.values
+    if rules.announce_names and effect.key in NAMED:
+        seat, names = values.get("seat"), state.record.names
+        if isinstance(seat, int) and seat in names:
+            values = {**values, "name": names[seat]}
+    return Output(when, OutputKind.SAY, effect.key._value_, effect.private, values)
 
 
-def suggest(game: Moderator, t: float, word: str, clause: str, seat: int, what: str) -> None:
+def suggestion(effect: Suggest) -> Output:
     """Tell the host (only) that a forbidden word may deserve a foul."""
-    game.outputs.append(Output(t, OutputKind.SUGGEST, clause, True,
-                               {"seat": seat, "suggest": what, "word": word}))
+    return Output(effect.t, OutputKind.SUGGEST, effect.clause, True,
+                  {"seat": effect.seat, "suggest": effect.what, "word": effect.word})
 
 
-def explain(game: Moderator, event: Nomination) -> None:
+def explanation(rules: RuleOptions, effect: Explain) -> Output:
     """Training mode: why a nomination was not accepted."""
-    reason, values = verdict_values(event, game.rules)
-    game.outputs.append(Output(event.t, OutputKind.SAY, event.reason or "", False,
-                               {"explain": reason, **values}))
+    event = effect.nomination
+    reason, values = verdict_values(event, rules)
+    return Output(event.t, OutputKind.SAY, str(event.reason or ""), False, {"explain": reason, **values})

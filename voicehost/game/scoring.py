@@ -1,54 +1,46 @@
-"""The end of the game and its scores: the win check, the best move, the
-best and worst player, and the points (4.x)."""
+"""The end of the game and its scores: the win, the best move, the best and
+worst player, and the points (4.x). Each input's function returns what it
+decided (game/effects.py); the record's scores are its own slice."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from enum import StrEnum
 
+from voicehost.game.effects import Context, Effects, Enter, say
 from voicehost.game.events import BestMove, Protest
-from voicehost.game.model import Phase, Team
+from voicehost.game.keys import Key
+from voicehost.game.model import Phase, Team, Then
 from voicehost.game.records import BestMoveRecord
 
-if TYPE_CHECKING:
-    from voicehost.game.moderator import Moderator
-
 BEST_MOVE_BONUS = {3: 0.5, 2: 0.25}
-PROTEST_SAY = {"changed": "protest_changed", "annulled": "protest_annulled", "replayed": "protest_replayed"}
+PROTEST_SAY = {"changed": Key.PROTEST_CHANGED, "annulled": Key.PROTEST_ANNULLED, "replayed": Key.PROTEST_REPLAYED}
 
 
-def check_win(game: Moderator) -> bool:
-    """End the game if the variant says a side has won; True once it is over."""
-    winner = game.variant.winner(game)
-    if winner is not None:
-        finish(game, winner)
-    return game.state.seats.phase is Phase.GAME_OVER
-
-
-def finish(game: Moderator, winner: str) -> None:
+def finish(game: Context, winner: StrEnum) -> Effects:
+    """The game ends with `winner`: nothing queued goes on."""
     game.state.record.winner = winner
     floors = game.state.floors
-    floors.queue, floors.then = [], ""
+    floors.queue, floors.then = [], Then.NOTHING
     game.state.day.speakers = []
-    game.enter(Phase.GAME_OVER)
-    game.say(game.variant.win_say[winner])
+    return [Enter(Phase.GAME_OVER), say(game.win_key(winner))]
 
 
-def best_move(game: Moderator, event: BestMove) -> None:
+def best_move(game: Context, event: BestMove) -> Effects:
     """The night-2 victim's best move: three seats, scored by the blacks among them."""
     floor = game.state.floors.floor
     assert floor is not None  # admission put us in the night-2 victim's last word
     seat, named = floor.seat, list(event.seats)
     blacks = sum(1 for s in named if game.side(s) == Team.BLACK)
     game.state.record.best_move = BestMoveRecord(seat, tuple(named), blacks)
-    game.say("best_move", seat=seat, seats=named)
+    return [say(Key.BEST_MOVE, seat=seat, seats=named)]
 
 
-def award(game: Moderator, seat: int, kind: str) -> None:
+def award(game: Context, seat: int, kind: str) -> Effects:
     record = game.state.record
     if kind == "best_player":
         record.best_player = seat
     else:
         record.worst_player = seat
-    game.say(kind, seat=seat)
+    return [say(Key(kind), seat=seat)]
 
 
 def protest_passes(team_size: int, votes: int) -> bool:
@@ -56,25 +48,19 @@ def protest_passes(team_size: int, votes: int) -> bool:
     return votes >= team_size + 1
 
 
-def protest(game: Moderator, event: Protest) -> None:
+def protest(game: Context, event: Protest) -> Effects:
     """Kept on record; the standings apply its outcome (SPEC §6.3)."""
     game.state.record.protest = event
     team = sum(1 for seat in game.seats() if game.side(seat) == event.team)
     passed = protest_passes(team, event.votes)
-    game.say(PROTEST_SAY[event.outcome] if passed else "protest_failed", count=event.votes)
+    return [say(PROTEST_SAY[event.outcome] if passed else Key.PROTEST_FAILED, count=event.votes)]
 
 
-def result_text(game: Moderator) -> str | None:
-    """How the game ended, in the phrasebook's words."""
-    winner = game.state.record.winner
-    return game.book.text(game.variant.win_say[winner]) if winner else None
-
-
-def points(game: Moderator) -> dict[int, float]:
-    record, roles = game.state.record, game.state.seats.roles
+def points(game: Context) -> dict[int, float]:
+    record = game.state.record
     points = {seat: 0.0 for seat in game.seats()}
-    for seat, role in roles.items():
-        if record.winner == game.variant.side(role):
+    for seat in game.state.seats.roles:
+        if record.winner == game.side(seat):
             points[seat] += 1.0
     if record.best_move:
         points[record.best_move.seat] += BEST_MOVE_BONUS.get(record.best_move.blacks, 0.0)

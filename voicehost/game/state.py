@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 
 from voicehost.game.events import Protest
-from voicehost.game.model import Elimination, Floor, FloorKind, Phase
+from voicehost.game.model import Elimination, Floor, FloorKind, Phase, Then
 from voicehost.game.records import BestMoveRecord, CheckRecord, NominationRecord, VoteRecord
 from voicehost.phrases.listener import SpeechListener
 
@@ -84,7 +84,7 @@ class Floors:
     listener: SpeechListener | None = None
     count: int = 0
     queue: list[tuple[int, FloorKind]] = field(default_factory=list)
-    then: str = ""
+    then: Then = Then.NOTHING
 
 
 @dataclass
@@ -104,7 +104,7 @@ class Record:
     best_move: BestMoveRecord | None = None
     best_player: int | None = None
     worst_player: int | None = None
-    winner: str | None = None
+    winner: StrEnum | None = None                        # a variant's side (Winner, CitySide)
     protest: Protest | None = None                        # 1.8, SPEC §6.3: after the game
     names: dict[int, str] = field(default_factory=dict)   # the players' names the host gave (SPEC §6.1)
 

@@ -1,8 +1,8 @@
 """Read-only names for the game's state, as the page, typed play, the
 protocol and the tests read it (`game.phase`, `game.alive`, ...).
 
-The stages write `game.state` directly; these views only read it (the few
-setters let a test stage a position)."""
+The stages decide and the engine applies (game/effects.py); these views only
+read the state (the few setters let a test stage a position)."""
 from __future__ import annotations
 
 from collections import Counter
@@ -19,10 +19,6 @@ class StateView:
     @property
     def now(self) -> float:
         return self.state.clock.now
-
-    @property
-    def timers(self) -> dict[str, float]:
-        return self.state.clock.timers
 
     @property
     def fired(self) -> int:

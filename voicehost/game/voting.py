@@ -1,43 +1,53 @@
 """Voting: the rounds, the tally, ties and the lift vote.
 
 `start_round`, `vote_step` and `tally` run every variant's vote; the rest is
-the sports vote policy (2.3, FIIM 9.4), which the city variant replaces."""
+the sports vote policy (2.3, FIIM 9.4), which the city variant replaces.
+Each function returns what it decided (game/effects.py); the day's vote
+slice of the state it keeps itself."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from voicehost.game import discipline, floors, scoring
+from voicehost.game.effects import (
+    CheckWin,
+    Context,
+    Effects,
+    Enter,
+    Nightfall,
+    QueueFloors,
+    Remove,
+    SetTimer,
+    say,
+)
 from voicehost.game.events import Votes
-from voicehost.game.model import Cause, FloorKind, Phase
+from voicehost.game.keys import Key
+from voicehost.game.model import Cause, FloorKind, Phase, Then, Timer
 from voicehost.game.records import VoteRecord
 
-if TYPE_CHECKING:
-    from voicehost.game.moderator import Moderator
 
-
-def start_round(game: Moderator, candidates: list[int]) -> None:
-    game.enter(Phase.VOTING)
+def start_round(game: Context, candidates: tuple[int, ...]) -> Effects:
     day = game.state.day
     day.vote_round += 1
     day.candidates = list(candidates)
-    game.say("vote_nominees" if day.tied is None else "revote_nominees", seats=day.candidates)
+    effects: Effects = [Enter(Phase.VOTING),
+                        say(Key.VOTE_NOMINEES if day.tied is None else Key.REVOTE_NOMINEES,
+                            seats=day.candidates)]
     day.vote_index = 0
-    game.say("vote_question", seat=day.candidates[0])
-    game.set_timer("step", game.rules.vote_seconds)
+    return [*effects, say(Key.VOTE_QUESTION, seat=day.candidates[0]),
+            SetTimer(Timer.STEP, game.rules.vote_seconds)]
 
 
-def vote_step(game: Moderator) -> None:
+def vote_step(game: Context) -> Effects:
     day = game.state.day
-    game.say("vote_thanks")
+    effects: Effects = [say(Key.VOTE_THANKS)]
     day.vote_index += 1
     if day.vote_index < len(day.candidates):
-        game.say("vote_question", seat=day.candidates[day.vote_index])
-        game.set_timer("step", game.rules.vote_seconds)
-    else:
-        game.enter(Phase.TALLY)
+        return [*effects, say(Key.VOTE_QUESTION, seat=day.candidates[day.vote_index]),
+                SetTimer(Timer.STEP, game.rules.vote_seconds)]
+    return [*effects, Enter(Phase.TALLY)]
 
 
-def full_counts(game: Moderator, given: dict[int, int]) -> dict[int, int]:
+def full_counts(game: Context, given: dict[int, int]) -> dict[int, int]:
     """Admitted counts, the last candidate's made the remainder."""
     candidates = game.state.day.candidates
     voters, last = len(game.state.seats.alive), candidates[-1]
@@ -46,91 +56,82 @@ def full_counts(game: Moderator, given: dict[int, int]) -> dict[int, int]:
     return counts
 
 
-def tally(game: Moderator, event: Votes) -> list[int]:
-    """Record and announce a tally; returns its leaders in nomination order."""
+def tally(game: Context, event: Votes) -> tuple[list[int], Effects]:
+    """Record a tally; its leaders in nomination order, and its announcement."""
     counts = full_counts(game, event.counts)
     day = game.state.day
     game.state.record.votes.append(VoteRecord(game.state.seats.day, day.vote_round, counts=counts))
-    for seat, count in counts.items():
-        game.say("vote_count", seat=seat, count=count)
+    effects: Effects = [say(Key.VOTE_COUNT, seat=seat, count=count) for seat, count in counts.items()]
     top = max(counts.values())
-    return [seat for seat in day.candidates if counts[seat] == top]
+    return [seat for seat in day.candidates if counts[seat] == top], effects
 
 
-def no_vote(game: Moderator, key: str, **values: Any) -> None:
-    game.say(key, **values)
+def no_vote(game: Context, key: Key, **values: Any) -> Effects:
     game.state.day.vote_resolved = True
-    game.variant.nightfall(game)
+    return [say(key, **values), Nightfall()]
 
 
 # ----------------------------------------------------- the sports vote policy
 
-def start_vote(game: Moderator) -> None:
+def start_vote(game: Context) -> Effects:
     day, seats, rules = game.state.day, game.state.seats, game.rules
     nominees = [s for s in day.today if s in seats.alive]
     if day.cancel_day is not None and day.cancel_day <= seats.day:
         day.cancel_day = None
-        return no_vote(game, "vote_cancelled")
+        return no_vote(game, Key.VOTE_CANCELLED)
     if not nominees:
-        return no_vote(game, "no_nominees")
+        return no_vote(game, Key.NO_NOMINEES)
     if seats.day == 1 and rules.first_day_vote == "none":
-        return no_vote(game, "no_vote_day_one")
+        return no_vote(game, Key.NO_VOTE_DAY_ONE)
     if seats.day == 1 and len(nominees) == 1:
-        return no_vote(game, "single_day_one", seat=nominees[0])
+        return no_vote(game, Key.SINGLE_DAY_ONE, seat=nominees[0])
     if len(nominees) == 1:
         seat = nominees[0]
-        game.say("single_nominee", seat=seat)
         if rules.later_single_nominee == "vote":
             day.vote_round = 1
             game.state.record.votes.append(VoteRecord(seats.day, 1, counts={seat: len(seats.alive)}))
-        return voted_out(game, seat)
+        return [say(Key.SINGLE_NOMINEE, seat=seat), *voted_out(game, seat)]
     day.lift_only = seats.day == 1 and rules.first_day_vote == "lift_only"
-    start_round(game, nominees)
+    return start_round(game, tuple(nominees))
 
 
-def after_tally(game: Moderator, event: Votes) -> None:
-    leaders = tally(game, event)
+def after_tally(game: Context, event: Votes) -> Effects:
+    leaders, effects = tally(game, event)
     day, alive, rules = game.state.day, game.state.seats.alive, game.rules
     if rules.everyone_tied_means_night and len(leaders) > 1 and set(leaders) == alive:
-        return no_vote(game, "everyone_tied")
+        return effects + no_vote(game, Key.EVERYONE_TIED)
     if day.lift_only:
         day.tied = leaders
-        return floors.queue_floors(game, leaders, FloorKind.TIE, then="lift")
+        return [*effects, QueueFloors(tuple(leaders), FloorKind.TIE, Then.LIFT)]
     if len(leaders) == 1:
-        return voted_out(game, leaders[0])
+        return effects + voted_out(game, leaders[0])
     if rules.no_revote_at_alive and len(alive) == rules.no_revote_at_alive:
-        return no_vote(game, "no_revote")
+        return effects + no_vote(game, Key.NO_REVOTE)
     if day.tied is not None and set(leaders) == set(day.tied):
-        return ask_lift(game)
+        return effects + ask_lift(game)
     day.tied = leaders
-    game.say("tie", seats=leaders)
-    floors.queue_floors(game, leaders, FloorKind.TIE, then="revote")
+    return [*effects, say(Key.TIE, seats=leaders),
+            QueueFloors(tuple(leaders), FloorKind.TIE, Then.REVOTE)]
 
 
-def ask_lift(game: Moderator) -> None:
-    game.enter(Phase.LIFT_VOTE)
+def ask_lift(game: Context) -> Effects:
     game.state.day.vote_round += 1
-    game.say("lift_question")
+    return [Enter(Phase.LIFT_VOTE), say(Key.LIFT_QUESTION)]
 
 
-def lift_votes(game: Moderator, count: int) -> None:
+def lift_votes(game: Context, count: int) -> Effects:
     day, voters = game.state.day, len(game.state.seats.alive)
     game.state.record.votes.append(VoteRecord(game.state.seats.day, day.vote_round, lift=count))
-    game.say("lift_count", count=count)
+    effects: Effects = [say(Key.LIFT_COUNT, count=count)]
     if count * 2 <= voters:
-        return no_vote(game, "lift_no")
+        return effects + no_vote(game, Key.LIFT_NO)
     group = list(day.tied or [])
-    game.say("lift_yes", seats=group)
     day.vote_resolved = True
-    for seat in group:
-        discipline.remove(game, seat, Cause.LIFT)
-    if not scoring.check_win(game):
-        floors.queue_floors(game, group, FloorKind.LAST_WORD, then="night")
+    return [*effects, say(Key.LIFT_YES, seats=group), *(Remove(seat, Cause.LIFT) for seat in group),
+            CheckWin(), QueueFloors(tuple(group), FloorKind.LAST_WORD, Then.NIGHT)]
 
 
-def voted_out(game: Moderator, seat: int) -> None:
-    game.say("leaves", seat=seat)
+def voted_out(game: Context, seat: int) -> Effects:
     game.state.day.vote_resolved = True
-    discipline.remove(game, seat, Cause.VOTE)
-    if not scoring.check_win(game):
-        floors.queue_floors(game, [seat], FloorKind.LAST_WORD, then="night")
+    return [say(Key.LEAVES, seat=seat), Remove(seat, Cause.VOTE), CheckWin(),
+            QueueFloors((seat,), FloorKind.LAST_WORD, Then.NIGHT)]

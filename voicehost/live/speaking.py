@@ -11,6 +11,7 @@ from typing import Any
 from voicehost.audio import AudioError, Clip, Sink
 from voicehost.errors import VoicehostError
 from voicehost.game import narration
+from voicehost.game.keys import OPEN_VALUES, VALUES, Key
 from voicehost.game.model import Output, OutputKind
 from voicehost.game.moderator import Moderator
 from voicehost.journal import revision
@@ -79,8 +80,7 @@ def supervised_speaker(voice: Voice, table: Sink, earpiece: Sink | None, clock: 
 # Keys whose values are open-ended (lists of seats, a pause in seconds, any
 # word): their lines are synthesized when said. Every other line the table can
 # say is rendered at start-up (`fixed_phrases`, `rare_phrases`).
-OPEN_LINES = frozenset({"host_answer", "vote_nominees", "revote_nominees", "tie", "lift_yes", "best_move",
-                        "city_candidates", "day_begins", "seating"})
+OPEN_LINES = frozenset({key.value for key in Key if VALUES[key] & OPEN_VALUES} | {"day_begins"})
 OPEN_EXPLANATIONS = frozenset({"pause_too_long", "extra_words"})
 
 
@@ -157,10 +157,9 @@ def _rare(game: Moderator) -> list[Output]:
         out += [_say(key, seat=seat) for seat in seats]
     for key in ("don_yes", "don_no", "sheriff_black", "sheriff_red"):
         out += [_say(key, True, seat=seat) for seat in seats]
-    if rules.game == "city":
-        cards = list(game.book.cards.values())
-        out += [_say(key, key == "commissar_answer", seat=seat, card=card)
-                for key in ("commissar_answer", "city_died", "city_leaves") for seat in seats for card in cards]
+    roles = list(game.book.cards)   # a card line names the role's key; the phrasebook reads its card
+    out += [_say(key, key == "commissar_answer", seat=seat, card=role)
+            for key in game.variant.card_lines for seat in seats for role in roles]
     return out
 
 

@@ -67,8 +67,8 @@ def format_output(output: Output, book: Any, texts: LiveTexts) -> str:
     minutes, seconds = divmod(int(output.t), 60)
     text = rendered(book, output)
     if output.kind == "suggest":
-        what = texts.text("suggest_foul" if output.data.get("suggest") == "foul" else "suggest_disqualify")
-        line = texts.text("suggestion", seat=output.data.get("seat"), word=text, what=what)
+        what = texts.text("suggest_foul" if output.values.get("suggest") == "foul" else "suggest_disqualify")
+        line = texts.text("suggestion", seat=output.values.get("seat"), word=text, what=what)
         return f"[{minutes:02d}:{seconds:02d}] {line}"
     mark = texts.text("private_mark") + " " if output.private else ""
     return f"[{minutes:02d}:{seconds:02d}] {mark}{text}"

@@ -7,6 +7,7 @@ from typing import Any
 
 from voicehost.errors import InputError
 from voicehost.files import input_file, read_input
+from voicehost.game.variants.base import variant_for
 from voicehost.jsonio import loads_strict
 from voicehost.phrases.grammar import Grammar
 from voicehost.phrases.listener import ListenerEvent, Nomination, SpeechListener, StaticContext
@@ -24,7 +25,7 @@ def check_speech(
     listener = SpeechListener(
         grammar,
         context,
-        nominations=rules.game != "city",  # the city variant's host names the candidates
+        nominations=variant_for(rules).nominations_by_phrase,  # the city variant's host names the candidates
         pause_limit=rules.nomination_pause,
         pass_silence=rules.pass_silence,
         limit=limit,

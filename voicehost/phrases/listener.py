@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol
 
 from rapidfuzz import fuzz
@@ -18,7 +19,9 @@ from voicehost.phrases.words import Word
 EPSILON = 1e-6
 
 
-class Reason:
+class Reason(StrEnum):
+    """Why a nomination was not accepted (the [explain] keys)."""
+
     EXTRA_WORDS = "extra_words"
     PAUSE_TOO_LONG = "pause_too_long"
     WRONG_FORM = "wrong_form"
@@ -81,12 +84,11 @@ def _t(value: float) -> float:
 
 
 class NominationContext(Protocol):
-    """What the listener asks the game when a number arrives."""
+    """What the listener asks the game when a number arrives (a question:
+    the listener returns an accepted nomination; its caller records it)."""
 
     def judge(self, target: int) -> str | None:
         """None when the nomination can be accepted, else the reason."""
-
-    def accept(self, target: int) -> None: ...
 
 
 @dataclass
@@ -105,10 +107,6 @@ class StaticContext:
         if target in self.nominated:
             return Reason.ALREADY_NOMINATED
         return None
-
-    def accept(self, target: int) -> None:
-        self.nominated.append(target)
-        self.speaker_has_nominated = True
 
 
 @dataclass
@@ -150,6 +148,7 @@ class SpeechListener:
         self._attempt: _Attempt | None = None
         self._recent: deque[str] = deque(maxlen=max(1, grammar.question_window))
         self._previous: tuple[str, Word] | None = None
+        self.accepted: int | None = None  # this speaker's accepted nomination (one a speech)
 
     @property
     def pass_deadline(self) -> float | None:
@@ -254,10 +253,10 @@ class SpeechListener:
             attempt.fail(Reason.WRONG_FORM)
         if attempt.reason:
             return Nomination(seat, False, word.end, attempt.reason, attempt.culprit, attempt.pause)
-        reason = self.context.judge(seat)
+        reason = Reason.SECOND_NOMINATION if self.accepted is not None else self.context.judge(seat)
         if reason:
             return Nomination(seat, False, word.end, reason)
-        self.context.accept(seat)
+        self.accepted = seat
         return Nomination(seat, True, word.end)
 
     def _has_required(self, fillers: list[str]) -> bool:

@@ -70,9 +70,9 @@ class Hub:
                 self.said += 1
                 self.log.append((self.said, output))
             elif output.kind == "suggest":
-                self.suggestions.append({"id": len(self.suggestions), "seat": output.data.get("seat"),
-                                         "word": output.data.get("word", getattr(output, "text", "")),
-                                         "suggest": output.data.get("suggest"),
+                self.suggestions.append({"id": len(self.suggestions), "seat": output.values.get("seat"),
+                                         "word": output.values.get("word", getattr(output, "text", "")),
+                                         "suggest": output.values.get("suggest"),
                                          "open": True})
         del self.log[:-200]
         self.loop.call_soon_threadsafe(self._wake.set)

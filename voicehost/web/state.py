@@ -71,7 +71,7 @@ def table_state(live: LiveTable, texts: Texts, log: list[tuple[int, Output]] | N
             "rounds": [] if night else vote_rounds(game, texts),
             "captions": None if night else captions(live, texts, log or []),
             "lines": public_lines(game, log or []),
-            "game_kind": game.rules.game}
+            "game_kind": game.variant.kind}
 
 
 def _seat_label(texts: Texts, seat: int, names: dict[int, str]) -> str:
@@ -214,10 +214,10 @@ def host_state(live: LiveTable, texts: Texts, *, reveal_roles: bool, csrf: str,
         "seats": seats,
         "voters": len(game.alive),
         "tied": list(game.tied or []) if game.phase is Phase.LIFT_VOTE else [],
-        "best_move_open": game._best_move_floor() and game.best_move is None,
+        "best_move_open": game.best_move_open() and game.best_move is None,
         "shot_entered": game.shot_entered,
         "can_nominate": floors.nominated_by_hand(game) is not None,
-        "game_kind": game.rules.game,
+        "game_kind": game.variant.kind,
         "window_action": _window_action(game, texts),
         "best_move": game.best_move.to_json() if game.best_move else None,
         "answers": night_answers(game, texts, answers_dismissed),
@@ -266,10 +266,10 @@ def _window_action(game: Moderator, texts: Texts) -> dict[str, Any] | None:
     """The city night's open window: whose turn, and whether that role can act."""
     if game.phase is not Phase.NIGHT_ACTION:
         return None
-    from voicehost.game.city import ACTION_ROLE
+    from voicehost.game.variants.city import ACTION_ROLE
 
     action = game.windows[game.window]
-    actor = game._seat_of_role(ACTION_ROLE[action])
+    actor = game.role_seat(ACTION_ROLE[action])
     return {"type": action, "label": texts(f"action_{action}"), "can_act": actor in game.alive}
 
 

@@ -3,26 +3,42 @@
 A variant decides the deal, each role's side, the night's sequence, how the
 day's vote goes, when the game is won, and which phase may follow which (its
 own transition table). The engine (voicehost.game.moderator) asks; the
-variant answers, or drives the stage it owns. Sports presets and the city
+variant answers, or returns the decision of the stage it drives (effects the
+engine applies). Sports presets and the city
 variant are the two variants."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 from voicehost.errors import GameError
 from voicehost.game.events import BestMove, SeatEvent, Votes
+from voicehost.game.keys import Key
 from voicehost.game.model import Phase
 from voicehost.rules import RuleOptions
 
 if TYPE_CHECKING:
+    from voicehost.game.effects import Context, Effects
     from voicehost.game.moderator import Moderator
+    from voicehost.game.state import GameState
 
 Transitions = Mapping[Phase, frozenset[Phase]]
 
 
 class Variant(Protocol):
+    @property
+    def kind(self) -> str:
+        """The variant's name where an edge shows it (the page's `game_kind`)."""
+
+    @property
+    def exportable(self) -> bool:
+        """Whether the rating platforms record this game (they record sports mafia only)."""
+
+    @property
+    def card_lines(self) -> tuple[str, ...]:
+        """The announcements that read a role's card out (`card` = a role's key)."""
+
     @property
     def max_seat(self) -> int:
         """The highest seat an input may name."""
@@ -40,7 +56,7 @@ class Variant(Protocol):
         """Which phase may follow which: this variant's own table."""
 
     @property
-    def win_say(self) -> Mapping[str, str]:
+    def win_say(self) -> Mapping[str, Key]:
         """Winner -> the phrasebook key that announces it."""
 
     # -- the deal and the sides
@@ -53,36 +69,37 @@ class Variant(Protocol):
     def side(self, role: Enum) -> str:
         """The side a role plays for (a winner's name)."""
 
-    def winner(self, game: Moderator) -> str | None:
+    def winner(self, game: Context) -> StrEnum | None:
         """The side that has won where the game stands, if one has."""
 
-    def left_table_winner(self, game: Moderator, seat: int) -> str | None:
+    def left_table_winner(self, game: Context, seat: int) -> StrEnum | None:
         """The side that wins when the player at `seat` leaves the table, if any."""
 
-    # -- the sequence
-    def first_night(self, game: Moderator) -> None: ...
+    # -- the sequence: each returns what it decided (game/effects.py)
+    def first_night(self, game: Context) -> Effects: ...
 
-    def step(self, game: Moderator) -> None:
+    def step(self, game: Context) -> Effects:
         """The phase's own timer ran out."""
 
-    def speaking_order(self, game: Moderator) -> list[int]: ...
+    def speaking_order(self, state: GameState) -> list[int]:
+        """Today's speakers, in order (a question: it changes nothing)."""
 
-    def start_vote(self, game: Moderator) -> None:
+    def start_vote(self, game: Context) -> Effects:
         """The day's speeches are over."""
 
-    def candidates(self, game: Moderator, seats: list[int]) -> None: ...
+    def candidates(self, game: Context, seats: list[int]) -> Effects: ...
 
-    def after_tally(self, game: Moderator, event: Votes) -> None: ...
+    def after_tally(self, game: Context, event: Votes) -> Effects: ...
 
-    def lift_votes(self, game: Moderator, count: int) -> None: ...
+    def lift_votes(self, game: Context, count: int) -> Effects: ...
 
-    def nightfall(self, game: Moderator) -> None: ...
+    def nightfall(self, game: Context) -> Effects: ...
 
-    def night_input(self, game: Moderator, event: SeatEvent) -> None:
+    def night_input(self, game: Context, event: SeatEvent) -> Effects:
         """An admitted night input: a shot, a check, a role's action."""
 
-    def dawn(self, game: Moderator) -> bool:
-        """Tell the night's result; True when the day does not simply go on to speeches."""
+    def dawn(self, game: Context) -> Effects:
+        """Tell the night's result, then go on with the day (unless the game ends)."""
 
     # -- admission
     def best_move_floor(self, game: Moderator) -> bool:
@@ -104,7 +121,7 @@ class Variant(Protocol):
 def variant_for(rules: RuleOptions) -> Variant:
     """The variant a ruleset plays: the city game, or sports mafia."""
     if rules.game == "city":
-        from voicehost.game.city import CityVariant
+        from voicehost.game.variants.city import CityVariant
 
         return CityVariant()
     from voicehost.game.variants.sports import SportsVariant

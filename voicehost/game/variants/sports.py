@@ -3,16 +3,20 @@ don and a sheriff who check by night, a best move for the night-2 victim."""
 from __future__ import annotations
 
 from collections import Counter
-from enum import Enum
+from collections.abc import Callable
+from enum import Enum, StrEnum
 from typing import TYPE_CHECKING, ClassVar
 
 from voicehost.errors import GameError
 from voicehost.game import night, voting
 from voicehost.game.events import BestMove, SeatEvent, Votes
+from voicehost.game.keys import Key
 from voicehost.game.model import ROLE_COUNTS, SEATS, FloorKind, Phase, Role, Team, Winner
 
 if TYPE_CHECKING:
+    from voicehost.game.effects import Context, Effects
     from voicehost.game.moderator import Moderator
+    from voicehost.game.state import GameState
 
 CHECKERS = {"don_check": Role.DON, "sheriff_check": Role.SHERIFF}
 # Where a day can go once the town is awake: another floor, the vote, a last
@@ -36,7 +40,7 @@ TRANSITIONS: dict[Phase, frozenset[Phase]] = {
     Phase.SHERIFF_CHECK: _DAY_EXITS,
     Phase.GAME_OVER: frozenset(),
 }
-STEPS = {
+STEPS: dict[Phase, Callable[[Context], Effects]] = {
     Phase.MAFIA_MEETING: night.meet_don,
     Phase.DON_MEETING: night.meet_sheriff,
     Phase.SHERIFF_MEETING: night.end_first_night,
@@ -48,11 +52,14 @@ STEPS = {
 
 
 class SportsVariant:
+    kind = "sports"
+    exportable = True
+    card_lines: tuple[str, ...] = ()
     max_seat = len(SEATS)
     default_seats = len(SEATS)
     nominations_by_phrase = True
     transitions = TRANSITIONS
-    win_say: ClassVar[dict[str, str]] = {Winner.RED: "red_wins", Winner.BLACK: "black_wins", Winner.DRAW: "draw"}
+    win_say: ClassVar[dict[str, Key]] = {Winner.RED: Key.RED_WINS, Winner.BLACK: Key.BLACK_WINS, Winner.DRAW: Key.DRAW}
 
     # -------------------------------------------------------- deal and sides
 
@@ -80,7 +87,7 @@ class SportsVariant:
     def side(self, role: Enum) -> str:
         return Role(role.value).team
 
-    def winner(self, game: Moderator) -> str | None:
+    def winner(self, game: Context) -> StrEnum | None:
         sides = Counter(self.side(game.state.seats.roles[s]) for s in game.state.seats.alive)
         black, red = sides[Team.BLACK], sides[Team.RED]
         if black == 0:
@@ -89,49 +96,49 @@ class SportsVariant:
             return Winner.BLACK
         return None
 
-    def left_table_winner(self, game: Moderator, seat: int) -> str | None:
+    def left_table_winner(self, game: Context, seat: int) -> StrEnum | None:
         """3.8.1: leaving without leave loses the game for the player's team."""
         return Winner.BLACK if game.side(seat) == Team.RED else Winner.RED
 
     # ---------------------------------------------------------- the sequence
 
-    def first_night(self, game: Moderator) -> None:
-        night.first_night(game)
+    def first_night(self, game: Context) -> Effects:
+        return night.first_night(game)
 
-    def step(self, game: Moderator) -> None:
-        STEPS[game.state.seats.phase](game)
+    def step(self, game: Context) -> Effects:
+        return STEPS[game.state.seats.phase](game)
 
-    def speaking_order(self, game: Moderator) -> list[int]:
+    def speaking_order(self, state: GameState) -> list[int]:
         """2.2.2: the opener moves one seat on each day, skipping the dead."""
-        day = game.state.day
-        order = sorted(game.state.seats.alive)
-        after = 0 if day.opener is None else day.opener
-        day.opener = next((s for s in order if s > after), order[0])
-        start = order.index(day.opener)
+        order = sorted(state.seats.alive)
+        after = 0 if state.day.opener is None else state.day.opener
+        opener = next((s for s in order if s > after), order[0])
+        start = order.index(opener)
         return order[start:] + order[:start]
 
-    def start_vote(self, game: Moderator) -> None:
-        voting.start_vote(game)
+    def start_vote(self, game: Context) -> Effects:
+        return voting.start_vote(game)
 
-    def candidates(self, game: Moderator, seats: list[int]) -> None:
+    def candidates(self, game: Context, seats: list[int]) -> Effects:
         raise AssertionError("admission lets no candidates into a sports game")
 
-    def after_tally(self, game: Moderator, event: Votes) -> None:
-        voting.after_tally(game, event)
+    def after_tally(self, game: Context, event: Votes) -> Effects:
+        return voting.after_tally(game, event)
 
-    def lift_votes(self, game: Moderator, count: int) -> None:
-        voting.lift_votes(game, count)
+    def lift_votes(self, game: Context, count: int) -> Effects:
+        return voting.lift_votes(game, count)
 
-    def nightfall(self, game: Moderator) -> None:
-        night.nightfall(game)
+    def nightfall(self, game: Context) -> Effects:
+        return night.nightfall(game)
 
-    def night_input(self, game: Moderator, event: SeatEvent) -> None:
+    def night_input(self, game: Context, event: SeatEvent) -> Effects:
         if event.type == "shot":
-            night.shot(game, event.seat)
-        elif event.seat is not None:
-            (night.don_check if event.type == "don_check" else night.sheriff_check)(game, event.seat)
+            return night.shot(game, event.seat)
+        if event.seat is not None:
+            return (night.don_check if event.type == "don_check" else night.sheriff_check)(game, event.seat)
+        return []
 
-    def dawn(self, game: Moderator) -> bool:
+    def dawn(self, game: Context) -> Effects:
         return night.dawn(game)
 
     # ------------------------------------------------------------- admission

@@ -13,17 +13,35 @@ from enum import Enum, StrEnum
 from typing import TYPE_CHECKING, ClassVar
 
 from voicehost.errors import GameError
-from voicehost.game import discipline, night, scoring, voting
+from voicehost.game import night, voting
+from voicehost.game.effects import (
+    CheckWin,
+    Effects,
+    Enter,
+    Morning,
+    Nightfall,
+    Remove,
+    SetTimer,
+    StartSpeeches,
+    say,
+)
 from voicehost.game.events import BestMove, SeatEvent, Votes
-from voicehost.game.model import Cause, Phase
+from voicehost.game.keys import Key
+from voicehost.game.model import Cause, Phase, Timer
 from voicehost.game.records import CheckRecord
 
 if TYPE_CHECKING:
+    from voicehost.game.effects import Context
     from voicehost.game.moderator import Moderator
+    from voicehost.game.state import GameState
 
 CITY_NIGHT = (("doctor", "heal"), ("lover", "visit"), ("commissar", "commissar_check"),
               ("maniac", "maniac_kill"))
 ACTION_ROLE = {action: role for role, action in CITY_NIGHT}
+# Each night window's role: woken, and put back to sleep.
+WINDOW_SAY = {"doctor": (Key.DOCTOR_WAKES, Key.DOCTOR_SLEEPS), "lover": (Key.LOVER_WAKES, Key.LOVER_SLEEPS),
+              "commissar": (Key.COMMISSAR_WAKES, Key.COMMISSAR_SLEEPS),
+              "maniac": (Key.MANIAC_WAKES, Key.MANIAC_SLEEPS)}
 
 
 class CitySide(StrEnum):
@@ -66,21 +84,20 @@ TRANSITIONS: dict[Phase, frozenset[Phase]] = {
 }
 
 
-def _role(game: Moderator, seat: int) -> CityRole:
+def _role(game: Context, seat: int) -> CityRole:
     return CityRole(game.state.seats.roles[seat].value)
 
 
-def _card(game: Moderator, seat: int) -> str:
-    return game.book.cards[_role(game, seat).value]
-
-
 class CityVariant:
+    kind = "city"
+    exportable = False
+    card_lines = ("commissar_answer", "city_died", "city_leaves")
     max_seat = 11
     default_seats = 10
     nominations_by_phrase = False
     transitions = TRANSITIONS
-    win_say: ClassVar[dict[str, str]] = {CitySide.CITY: "city_wins", CitySide.MAFIA: "mafia_wins",
-               CitySide.MANIAC: "maniac_wins"}
+    win_say: ClassVar[dict[str, Key]] = {CitySide.CITY: Key.CITY_WINS, CitySide.MAFIA: Key.MAFIA_WINS,
+               CitySide.MANIAC: Key.MANIAC_WINS}
 
     # -------------------------------------------------------- deal and sides
 
@@ -103,7 +120,7 @@ class CityVariant:
         extra = [r for r in ("doctor", "lover", "maniac") if counts[r] > 1]
         if extra:
             raise game.error(f"the city variant has at most one {extra[0]}", key="city_deal_extra",
-                             card=game.book.cards[extra[0]])
+                             card=extra[0])
 
     def deal(self, names: dict[int, str]) -> dict[int, Enum]:
         return {seat: CityRole(name) for seat, name in sorted(names.items())}
@@ -111,7 +128,7 @@ class CityVariant:
     def side(self, role: Enum) -> str:
         return CityRole(role.value).side
 
-    def winner(self, game: Moderator) -> str | None:
+    def winner(self, game: Context) -> StrEnum | None:
         alive = game.state.seats.alive
         sides = Counter(game.side(s) for s in alive)
         if sides[CitySide.MAFIA] == 0 and sides[CitySide.MANIAC] == 0:
@@ -122,83 +139,75 @@ class CityVariant:
             return CitySide.MAFIA
         return None
 
-    def left_table_winner(self, game: Moderator, seat: int) -> str | None:
+    def left_table_winner(self, game: Context, seat: int) -> StrEnum | None:
         return None  # a party game: nobody wins by another's leaving
 
     # ---------------------------------------------------------- the sequence
 
-    def first_night(self, game: Moderator) -> None:
+    def first_night(self, game: Context) -> Effects:
         """The acquaintance night: the mafia meet, and the day begins."""
         roles = {r.value for r in game.state.seats.roles.values()}
         game.state.night.windows = [action for role, action in CITY_NIGHT if role in roles]
-        night.first_night(game)
+        return night.first_night(game)
 
-    def step(self, game: Moderator) -> None:
+    def step(self, game: Context) -> Effects:
         phase = game.state.seats.phase
         if phase is Phase.MAFIA_MEETING:
-            game.say("mafia_sleeps")
-            night.morning(game)
-        elif phase is Phase.NIGHT_ACTION:
-            self._window_done(game)
-        else:
-            voting.vote_step(game)
+            return [say(Key.MAFIA_SLEEPS), Morning()]
+        if phase is Phase.NIGHT_ACTION:
+            return self._window_done(game)
+        return voting.vote_step(game)
 
-    def speaking_order(self, game: Moderator) -> list[int]:
-        return sorted(game.state.seats.alive)
+    def speaking_order(self, state: GameState) -> list[int]:
+        return sorted(state.seats.alive)
 
-    def start_vote(self, game: Moderator) -> None:
+    def start_vote(self, game: Context) -> Effects:
         day = game.state.day
         day.cancel_day = None
         day.tied, day.vote_round = None, 0
-        game.enter(Phase.CANDIDATES)
+        return [Enter(Phase.CANDIDATES)]
 
-    def candidates(self, game: Moderator, seats: list[int]) -> None:
+    def candidates(self, game: Context, seats: list[int]) -> Effects:
         if not seats:
-            game.say("city_no_candidates")
             game.state.day.vote_resolved = True
-            return self.nightfall(game)
-        game.say("city_candidates", seats=seats)
+            return [say(Key.CITY_NO_CANDIDATES), Nightfall()]
+        effects: Effects = [say(Key.CITY_CANDIDATES, seats=seats)]
         if len(seats) == 1:
-            return self._voted_out(game, seats[0])
-        voting.start_round(game, seats)
+            return effects + self._voted_out(game, seats[0])
+        return effects + voting.start_round(game, tuple(seats))
 
-    def after_tally(self, game: Moderator, event: Votes) -> None:
-        leaders = voting.tally(game, event)
+    def after_tally(self, game: Context, event: Votes) -> Effects:
+        leaders, effects = voting.tally(game, event)
         day = game.state.day
         if len(leaders) == 1:
-            return self._voted_out(game, leaders[0])
+            return effects + self._voted_out(game, leaders[0])
         if day.tied is not None:
-            game.say("city_second_tie")
             day.vote_resolved = True
-            return self.nightfall(game)
+            return [*effects, say(Key.CITY_SECOND_TIE), Nightfall()]
         day.tied = leaders
-        game.say("tie", seats=leaders)
-        voting.start_round(game, leaders)
+        return [*effects, say(Key.TIE, seats=leaders), *voting.start_round(game, tuple(leaders))]
 
-    def lift_votes(self, game: Moderator, count: int) -> None:
+    def lift_votes(self, game: Context, count: int) -> Effects:
         raise AssertionError("admission lets no lift vote into a city game")
 
-    def _voted_out(self, game: Moderator, seat: int) -> None:
-        game.say("city_leaves", seat=seat, card=_card(game, seat))
+    def _voted_out(self, game: Context, seat: int) -> Effects:
         game.state.day.vote_resolved = True
-        discipline.remove(game, seat, Cause.VOTE)
-        if not scoring.check_win(game):
-            self.nightfall(game)
+        return [say(Key.CITY_LEAVES, seat=seat, card=_role(game, seat).value),
+                Remove(seat, Cause.VOTE), CheckWin(), Nightfall()]
 
     # ------------------------------------------------------------- the night
 
-    def nightfall(self, game: Moderator) -> None:
+    def nightfall(self, game: Context) -> Effects:
         seats, state = game.state.seats, game.state.night
         seats.night = seats.day + 1
         state.shot, state.shot_entered = None, False
         state.actions, state.window = {}, -1
-        game.enter(Phase.HUNT)
-        game.say("night_falls")
-        game.say("city_mafia_wakes")
+        effects: Effects = [Enter(Phase.HUNT), say(Key.NIGHT_FALLS), say(Key.CITY_MAFIA_WAKES)]
         if not any(game.side(s) == CitySide.MAFIA for s in seats.alive):
-            self._shot(game, None)  # no mafia left to choose a victim
+            effects += self._shot(game, None)  # no mafia left to choose a victim
+        return effects
 
-    def night_input(self, game: Moderator, event: SeatEvent) -> None:
+    def night_input(self, game: Context, event: SeatEvent) -> Effects:
         if event.type == "shot":
             return self._shot(game, event.seat)
         game.state.night.actions[event.type] = event.seat
@@ -207,40 +216,37 @@ class CityVariant:
             found = _role(game, seat).value if game.side(seat) != CitySide.CITY else "citizen"
             game.state.record.checks.append(CheckRecord(game.state.seats.night, "commissar", seat,
                                                         str(game.side(seat))))
-            game.say("commissar_answer", private=True, seat=seat, card=game.book.cards[found])
+            return [say(Key.COMMISSAR_ANSWER, private=True, seat=seat, card=found)]
         # the window still runs its full time (SPEC §5): closing it now would tell the table who acts
+        return []
 
-    def _shot(self, game: Moderator, seat: int | None) -> None:
+    def _shot(self, game: Context, seat: int | None) -> Effects:
         game.state.night.shot, game.state.night.shot_entered = seat, True
-        game.say("mafia_sleeps")
-        self._next_window(game)
+        return [say(Key.MAFIA_SLEEPS), *self._next_window(game)]
 
-    def _next_window(self, game: Moderator) -> None:
+    def _next_window(self, game: Context) -> Effects:
         state = game.state.night
         state.window += 1
         if state.window >= len(state.windows):
-            return night.morning(game)
-        game.enter(Phase.NIGHT_ACTION)
-        game.say(f"{ACTION_ROLE[state.windows[state.window]]}_wakes")
-        game.set_timer("step", game.rules.don_seconds)
+            return [Morning()]
+        return [Enter(Phase.NIGHT_ACTION), say(WINDOW_SAY[ACTION_ROLE[state.windows[state.window]]][0]),
+                SetTimer(Timer.STEP, game.rules.don_seconds)]
 
-    def _window_done(self, game: Moderator) -> None:
+    def _window_done(self, game: Context) -> Effects:
         state = game.state.night
-        game.say(f"{ACTION_ROLE[state.windows[state.window]]}_sleeps")
-        self._next_window(game)
+        return [say(WINDOW_SAY[ACTION_ROLE[state.windows[state.window]]][1]), *self._next_window(game)]
 
-    def dawn(self, game: Moderator) -> bool:
-        """Every death of the night, each card read out; then the win check."""
+    def dawn(self, game: Context) -> Effects:
+        """Every death of the night, each card read out; then the win check, and the day."""
         deaths = self._night_deaths(game)
-        for seat, _ in deaths:
-            game.say("city_died", seat=seat, card=_card(game, seat))
-        for seat, cause in deaths:
-            discipline.remove(game, seat, cause)
+        effects: Effects = [say(Key.CITY_DIED, seat=seat, card=_role(game, seat).value)
+                            for seat, _ in deaths]
+        effects += [Remove(seat, cause) for seat, cause in deaths]
         if not deaths:
-            game.say("city_no_deaths")
-        return scoring.check_win(game)
+            effects.append(say(Key.CITY_NO_DEATHS))
+        return [*effects, CheckWin(), StartSpeeches()]
 
-    def _night_deaths(self, game: Moderator) -> list[tuple[int, StrEnum]]:
+    def _night_deaths(self, game: Context) -> list[tuple[int, StrEnum]]:
         """The night's actions resolved: the lover's visit cancels the visited
         player's own action (not the mafia's kill); the heal saves from both kills;
         a commissar check on a mafia member or the maniac kills."""
@@ -248,7 +254,7 @@ class CityVariant:
         visited = actions.get("visit")
 
         def acted(action: str) -> int | None:
-            actor = game._seat_of_role(ACTION_ROLE[action])
+            actor = game.role_seat(ACTION_ROLE[action])
             return None if actor == visited else actions.get(action)
 
         healed, shot = acted("heal"), game.state.night.shot
@@ -274,10 +280,10 @@ class CityVariant:
     def precheck_seat_event(self, game: Moderator, event: SeatEvent) -> GameError | None:
         if event.type in ACTION_ROLE:
             role = ACTION_ROLE[event.type]
-            actor = game._seat_of_role(role)
+            actor = game.role_seat(role)
             if actor is None or actor not in game.state.seats.alive:
                 return game.error(f"there is no {role} in the game to act", event,
-                                  key="city_no_actor", card=game.book.cards[role])
+                                  key="city_no_actor", card=role)
             if event.seat is not None and event.seat not in game.state.seats.alive:
                 return game.error(f"seat {event.seat} is not in the game", event, key="seat_out",
                                   seat=event.seat)
