@@ -81,7 +81,7 @@ def test_a_tie_queues_tie_speeches_then_a_revote(ctx):
     effects = voting.after_tally(ctx, Votes({3: 5}))
     assert keys(effects) == ["vote_count", "vote_count", "tie"]
     assert effects[-1] == fx.QueueFloors((3, 7), FloorKind.TIE, Then.REVOTE)
-    assert ctx.state.record.votes[-1]["counts"] == {"3": 5, "7": 5}
+    assert ctx.state.record.votes[-1].to_json()["counts"] == {"3": 5, "7": 5}
 
 
 def test_no_nominees_means_night_without_a_vote(ctx):
@@ -115,7 +115,7 @@ def test_an_accepted_nomination_is_recorded_by_the_stage_not_the_listener(ctx):
     effects = floors.listener_events(ctx, [Nomination(7, True, 1.0)])
     assert keys(effects) == ["accepted"]
     assert ctx.state.day.today == [7] and ctx.state.day.nominators == {3}
-    assert ctx.state.record.nominations == [{"day": 1, "by": 3, "target": 7}]
+    assert [n.to_json() for n in ctx.state.record.nominations] == [{"day": 1, "by": 3, "target": 7}]
 
 
 def test_fourth_foul_asks_for_a_removal(ctx):
