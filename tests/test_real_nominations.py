@@ -29,7 +29,7 @@ def test_fixture_is_what_the_model_hears():
     """The transcript was checked against the final result; it still holds."""
     transcript = load_transcript()
     items = []
-    recognizer = VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS), force_grammar=True)
+    recognizer = VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS))
     source = WavFileSource(FIXTURE, 0.04)
     for chunk in source.chunks():
         items += recognizer.accept(chunk)
@@ -50,7 +50,7 @@ def test_nomination_from_a_wav_is_announced_by_the_voice(tmp_path):
     clock.skip_to(30.0)
     live.tick()
     game = copy.deepcopy(live.game)
-    recognizer = StandIns(VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS), force_grammar=True))
+    recognizer = StandIns(VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS)))
     said, decided = [], []
     live.listeners.append(lambda outputs: said.extend(live.game.book.render(o) for o in outputs if o.kind == "say"))
     live.listeners.append(lambda outputs: decided.extend(o.t for o in outputs if o.key == "accepted"))

@@ -74,17 +74,23 @@ def test_times_are_absolute_across_results(speech):
 def test_grammar_mode_hears_only_the_phrase_list(speech):
     open_words = {w.word for _, w in stream(VoskRecognizer(ko_model()), speech)}
     phrases = sorted(open_words)[:3]
-    limited = {w.word for _, w in stream(VoskRecognizer(ko_model(), phrases=phrases, force_grammar=True), speech)}
+    limited = {w.word for _, w in stream(VoskRecognizer(ko_model(), phrases=phrases), speech)}
     assert limited <= set(phrases) | {"[unk]"}
 
 
 def test_grammar_mode_without_unk_in_the_model_listens_openly(caplog):
     """The Korean small model has no [unk]: a grammar recognizer would turn every
-    sound into a grammar word, so the recognizer stays open and says why."""
+    sound into a grammar word, so the recognizer stays open and says why. The
+    one place that decides (`choose_listening`, through `listening_recognizer`)
+    does; the adapter builds what it is told."""
+    from voicehost.config import AsrSettings
+    from voicehost.live.listening import listening_recognizer
+
     assert not VoskRecognizer(ko_model()).knows("[unk]")
-    with caplog.at_level("WARNING"):
-        recognizer = VoskRecognizer(ko_model(), phrases=["안녕하세요"])
+    with caplog.at_level("INFO", logger="voicehost.live.listening"):
+        recognizer = listening_recognizer(ko_model(), AsrSettings(mode="auto"), ["안녕하세요"])
     assert recognizer.phrases is None and "no [unk]" in caplog.text
+    assert VoskRecognizer(ko_model(), phrases=["안녕하세요"]).phrases == ["안녕하세요"]
 
 
 def test_vocabulary_check_reports_missing_words():

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import shutil
 import statistics
 import sys
@@ -50,15 +51,21 @@ def phrase_rules(words: int = 50_000) -> dict[str, float]:
 
 def _tools(name: str) -> ModuleType:
     """A bench helper from the source checkout's tools/ (they read tests/ and
-    ../shared, which a plain pip install does not have)."""
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    try:
-        return importlib.import_module(f"tools.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("tools", f"tools.{name}"):
-            raise
-        raise InputError(f"this bench needs a source checkout (no tools/{name}.py in {ROOT})") from None
+    ../shared, which a plain pip install does not have). The checkout's
+    `tools` package is loaded from its folder, so `sys.path` stays as it is."""
+    folder = ROOT / "tools"
+    package = sys.modules.get("tools")
+    if package is None:
+        spec = importlib.util.spec_from_file_location("tools", folder / "__init__.py",
+                                                      submodule_search_locations=[str(folder)])
+        if spec is None or spec.loader is None or not (folder / f"{name}.py").is_file():
+            raise InputError(f"this bench needs a source checkout (no tools/{name}.py in {ROOT})")
+        package = importlib.util.module_from_spec(spec)
+        sys.modules["tools"] = package
+        spec.loader.exec_module(package)
+    if str(folder) not in [str(Path(p)) for p in getattr(package, "__path__", [])]:
+        raise InputError(f"another package named tools is loaded ({package}); the bench needs {folder}")
+    return importlib.import_module(f"tools.{name}")
 
 
 def games(seconds: float = 3.0) -> dict[str, float]:
@@ -365,7 +372,7 @@ def latency(runs: int = 3, mode: str = "grammar", compare: bool = True) -> None:
           f"'Принят номер N' cached; each answer waits for its journal write and fsync, as at the table")
     per_run, handed = [], []
     for _ in range(runs):
-        per_run.append(_one_run(lambda: VoskRecognizer(model, phrases=phrases, force_grammar=True), speaker, sink,
+        per_run.append(_one_run(lambda: VoskRecognizer(model, phrases=phrases), speaker, sink,
                                 pcm, transcript, stand_ins))
         handed += [s.latency for s in speaker.spoken if s.cached and s.text.startswith("Принят")]
     _print_runs("", per_run)
