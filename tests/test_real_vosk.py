@@ -195,6 +195,24 @@ def test_low_latency_view_leaves_the_model_alone(tmp_path, speech):
     assert len(words) >= 5
 
 
+def test_the_view_drops_the_grammar_fsts_input_symbols_and_hears_the_same_words(tmp_path):
+    """Vosk reads a model's words from Gr.fst's output symbol table only; the
+    view's copy has no input table (70 MB less once loaded), the same words
+    in the same order, and the original stays as it was."""
+    from voicehost.asr import low_latency_view
+    from voicehost.vocabulary import frequent_words
+
+    original = (KO_MODEL / "graph" / "Gr.fst").stat().st_size
+    view = low_latency_view(KO_MODEL, tmp_path)
+    copy = view / "graph" / "Gr.fst"
+    assert not copy.is_symlink() and copy.stat().st_size < original - 5_000_000
+    assert (KO_MODEL / "graph" / "Gr.fst").stat().st_size == original
+    assert (view / "graph" / "HCLr.fst").resolve() == (KO_MODEL / "graph" / "HCLr.fst").resolve()
+    assert frequent_words(view, 300) == frequent_words(KO_MODEL, 300)
+    model = load_model(KO_MODEL, low_latency_cache=tmp_path)
+    assert model.vosk_model_find_word("안녕하세요") >= 0 and model.vosk_model_find_word("выставляю") < 0
+
+
 def test_auto_mode_on_a_model_without_unk_listens_openly_and_hears_the_fixture(caplog):
     """`[asr] mode = "auto"` with the Korean model, which has no [unk], and no
     filler vocabulary (`recognizer_for` gives one from the model's graph, see

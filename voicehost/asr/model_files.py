@@ -50,29 +50,49 @@ def low_latency_options(endpoint_seconds: float = 0.25) -> tuple[str, ...]:
     return LOW_LATENCY + (f"{ENDPOINT_RULE2}={endpoint_seconds:g}",)
 
 
+VIEW_VERSION = 2  # 2: graph/Gr.fst without its input symbol table (`without_input_symbols`)
+
+
 def low_latency_view(model_dir: Path, cache: Path, endpoint_seconds: float = 0.25) -> Path:
     """The model as Vosk should load it for live play: a folder of links to the
-    model's files with a conf/model.conf that ends with `low_latency_options`.
-    The downloaded model itself is never changed."""
+    model's files with a conf/model.conf that ends with `low_latency_options`,
+    and its n-gram grammar FST without the input symbol table Vosk never reads
+    (70 MB less memory for the Korean test model). The downloaded model itself
+    is never changed."""
     conf = (model_dir / "conf" / "model.conf").read_text("utf-8")
     options = low_latency_options(endpoint_seconds)
     tuned = conf.rstrip("\n") + "\n" + "\n".join(options) + "\n"
-    digest = hashlib.sha256(f"{model_dir.resolve()}\n{tuned}".encode()).hexdigest()[:16]
+    digest = hashlib.sha256(f"{model_dir.resolve()}\n{tuned}\n{VIEW_VERSION}".encode()).hexdigest()[:16]
     view = cache / f"{model_dir.name}-{digest}"
     if not (view / "conf" / "model.conf").is_file():
         try:
-            (view / "conf").mkdir(parents=True, exist_ok=True)
-            for entry in model_dir.iterdir():
-                if entry.name != "conf" and not (view / entry.name).exists():
-                    (view / entry.name).symlink_to(entry.resolve())
-            for entry in (model_dir / "conf").iterdir():
-                if entry.name != "model.conf":
-                    shutil.copy2(entry, view / "conf" / entry.name)
-            (view / "conf" / "model.conf").write_text(tuned, "utf-8")
+            _make_view(model_dir, view, tuned)
         except OSError as exc:
             log.warning("could not tune %s for low latency (%s); using it as it is", model_dir, exc)
             return model_dir
     return view
+
+
+def _make_view(model_dir: Path, view: Path, tuned: str) -> None:
+    """The view's folder; conf/model.conf last, as the sign that it is whole."""
+    from voicehost.vocabulary import without_input_symbols
+
+    (view / "conf").mkdir(parents=True, exist_ok=True)
+    for entry in model_dir.iterdir():
+        if entry.name not in ("conf", "graph") and not (view / entry.name).exists():
+            (view / entry.name).symlink_to(entry.resolve())
+    graph = model_dir / "graph"
+    if graph.is_dir():
+        (view / "graph").mkdir(exist_ok=True)
+        for entry in graph.iterdir():
+            target = view / "graph" / entry.name
+            if target.exists() or (entry.name == "Gr.fst" and without_input_symbols(entry, target)):
+                continue
+            target.symlink_to(entry.resolve())
+    for entry in (model_dir / "conf").iterdir():
+        if entry.name != "model.conf":
+            shutil.copy2(entry, view / "conf" / entry.name)
+    (view / "conf" / "model.conf").write_text(tuned, "utf-8")
 
 
 def load_model(model_dir: Path, *, low_latency_cache: Path | None = None,
