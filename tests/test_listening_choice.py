@@ -80,15 +80,15 @@ def test_the_log_says_which_recognizer_and_why(caplog, monkeypatch):
     built = {}
 
     class Recorded:
-        def __init__(self, model, *, phrases, stable_seconds, force_grammar, limits, meaning, fillers):
-            built.update(phrases=phrases, force_grammar=force_grammar, stable_seconds=stable_seconds,
+        def __init__(self, model, *, phrases, stable_seconds, limits, meaning, fillers):
+            built.update(phrases=phrases, stable_seconds=stable_seconds,
                          fillers=fillers)
 
     monkeypatch.setattr(listening, "VoskRecognizer", Recorded)
     model = FakeModel({"[unk]", "выставляю"})
     with caplog.at_level(logging.INFO, logger="voicehost.live.listening"):
         listening.listening_recognizer(model, AsrSettings(mode="auto", stable_ms=120), ["выставляю", "семь"])
-    assert built == {"phrases": ["выставляю", "семь"], "force_grammar": True, "stable_seconds": 0.12, "fillers": []}
+    assert built == {"phrases": ["выставляю", "семь"], "stable_seconds": 0.12, "fillers": []}
     (line,) = [r.getMessage() for r in caplog.records]
     assert line.startswith("listening with the grammar recognizer") and "has [unk]" in line
 

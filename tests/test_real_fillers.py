@@ -35,7 +35,7 @@ def free_speech() -> bytes:
 
 
 def heard(pcm: bytes, fillers: list[str]) -> list:
-    recognizer = VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS), force_grammar=True, fillers=fillers)
+    recognizer = VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS), fillers=fillers)
     items = []
     step = int(RATE * 0.04) * 2
     for i in range(0, len(pcm), step):
@@ -115,7 +115,7 @@ def test_captions_hear_every_word_while_the_grammar_decides(tmp_path, fillers):
     speech = read_wav(espeak_wav(tmp_path / "ko.wav", KO_TEXT, "ko"))
     seen = []
     recognizer = CaptionedRecognizer(
-        VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS), force_grammar=True, fillers=fillers),
+        VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS), fillers=fillers),
         VoskRecognizer(ko_live_model()), on_caption=seen.append)
     items = []
     for chunk in chunks_of(speech, 0.04):

@@ -13,10 +13,10 @@ from tests.realparts import JOE_VOICE, ko_live_model
 from tools.latency_fixture import FIXTURE, STAND_INS, StandIns, load_transcript
 from voicehost.asr import VoskRecognizer, plain_words
 from voicehost.audio import WavFileSink, WavFileSource, read_wav
-from voicehost.bench import _day_game
 from voicehost.game.events import parse_event
 from voicehost.game.moderator import Moderator
 from voicehost.journal import Journal, Table, replay_entries
+from voicehost.latency_bench import day_game
 from voicehost.live import AudioClock, LiveTable
 from voicehost.live.listening import HostScript, play_recording
 from voicehost.live.playback import Speaker
@@ -30,7 +30,7 @@ def test_fixture_is_what_the_model_hears():
     """The transcript was checked against the final result; it still holds."""
     transcript = load_transcript()
     items = []
-    recognizer = VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS), force_grammar=True)
+    recognizer = VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS))
     source = WavFileSource(FIXTURE, 0.04)
     for chunk in source.chunks():
         items += recognizer.accept(chunk)
@@ -41,7 +41,7 @@ def test_fixture_is_what_the_model_hears():
 
 
 def test_nomination_from_a_wav_is_announced_by_the_voice(tmp_path):
-    rules = _day_game().rules
+    rules = day_game().rules
     journal = Journal(tmp_path / "j.jsonl", rules)
     clock = AudioClock()
     record = tmp_path / "table.wav"
@@ -51,7 +51,7 @@ def test_nomination_from_a_wav_is_announced_by_the_voice(tmp_path):
     clock.skip_to(30.0)
     live.tick()
     game = copy.deepcopy(live.game)
-    recognizer = StandIns(VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS), force_grammar=True))
+    recognizer = StandIns(VoskRecognizer(ko_live_model(), phrases=sorted(STAND_INS)))
     said, decided = [], []
     live.listeners.append(lambda outputs: said.extend(live.game.book.render(o) for o in outputs if o.kind == "say"))
     live.listeners.append(lambda outputs: decided.extend(o.t for o in outputs if o.key == "accepted"))
@@ -77,7 +77,7 @@ def per_utterance_said(recognizer) -> list[tuple[str, list[str], list[int]]]:
     """The fixture through `recognizer`, each utterance judged by a fresh game
     where seat 1 has the floor: (its text, what was said, who stands nominated)."""
     transcript = load_transcript()
-    base = _day_game()
+    base = day_game()
     offset = base.now
     clock = AudioClock(offset)
     said: list[str] = []

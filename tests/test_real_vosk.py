@@ -74,17 +74,23 @@ def test_times_are_absolute_across_results(speech):
 def test_grammar_mode_hears_only_the_phrase_list(speech):
     open_words = {w.word for _, w in stream(VoskRecognizer(ko_model()), speech)}
     phrases = sorted(open_words)[:3]
-    limited = {w.word for _, w in stream(VoskRecognizer(ko_model(), phrases=phrases, force_grammar=True), speech)}
+    limited = {w.word for _, w in stream(VoskRecognizer(ko_model(), phrases=phrases), speech)}
     assert limited <= set(phrases) | {"[unk]"}
 
 
 def test_grammar_mode_without_unk_in_the_model_listens_openly(caplog):
     """The Korean small model has no [unk]: a grammar recognizer would turn every
-    sound into a grammar word, so the recognizer stays open and says why."""
+    sound into a grammar word, so the recognizer stays open and says why. The
+    one place that decides (`choose_listening`, through `listening_recognizer`)
+    does; the adapter builds what it is told."""
+    from voicehost.config import AsrSettings
+    from voicehost.live.listening import listening_recognizer
+
     assert not VoskRecognizer(ko_model()).knows("[unk]")
-    with caplog.at_level("WARNING"):
-        recognizer = VoskRecognizer(ko_model(), phrases=["안녕하세요"])
+    with caplog.at_level("INFO", logger="voicehost.live.listening"):
+        recognizer = listening_recognizer(ko_model(), AsrSettings(mode="auto"), ["안녕하세요"])
     assert recognizer.phrases is None and "no [unk]" in caplog.text
+    assert VoskRecognizer(ko_model(), phrases=["안녕하세요"]).phrases == ["안녕하세요"]
 
 
 def test_vocabulary_check_reports_missing_words():
@@ -187,6 +193,24 @@ def test_low_latency_view_leaves_the_model_alone(tmp_path, speech):
     model = load_model(KO_MODEL, low_latency_cache=tmp_path)
     words = [w for _, w in stream(VoskRecognizer(model), speech)]
     assert len(words) >= 5
+
+
+def test_the_view_drops_the_grammar_fsts_input_symbols_and_hears_the_same_words(tmp_path):
+    """Vosk reads a model's words from Gr.fst's output symbol table only; the
+    view's copy has no input table (70 MB less once loaded), the same words
+    in the same order, and the original stays as it was."""
+    from voicehost.asr import low_latency_view
+    from voicehost.vocabulary import frequent_words
+
+    original = (KO_MODEL / "graph" / "Gr.fst").stat().st_size
+    view = low_latency_view(KO_MODEL, tmp_path)
+    copy = view / "graph" / "Gr.fst"
+    assert not copy.is_symlink() and copy.stat().st_size < original - 5_000_000
+    assert (KO_MODEL / "graph" / "Gr.fst").stat().st_size == original
+    assert (view / "graph" / "HCLr.fst").resolve() == (KO_MODEL / "graph" / "HCLr.fst").resolve()
+    assert frequent_words(view, 300) == frequent_words(KO_MODEL, 300)
+    model = load_model(KO_MODEL, low_latency_cache=tmp_path)
+    assert model.vosk_model_find_word("안녕하세요") >= 0 and model.vosk_model_find_word("выставляю") < 0
 
 
 def test_auto_mode_on_a_model_without_unk_listens_openly_and_hears_the_fixture(caplog):

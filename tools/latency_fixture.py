@@ -77,7 +77,7 @@ def decode(model, pcm: bytes, phrases: list[str] | None = None, chunk_seconds: f
     """The words a recognizer (open, or a grammar of `phrases`) settles on for `pcm`."""
     from voicehost.asr import VoskRecognizer, plain_words
 
-    recognizer = VoskRecognizer(model, phrases=phrases, force_grammar=True)
+    recognizer = VoskRecognizer(model, phrases=phrases)
     step = int(RATE * chunk_seconds) * 2
     items = []
     for i in range(0, len(pcm), step):

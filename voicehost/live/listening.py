@@ -169,7 +169,7 @@ def listening_recognizer(model: Any, settings: AsrSettings, phrases: list[str],
     choice = choose_listening(settings.mode, lambda word: model_knows(model, word), len(fillers))
     log.info("listening with %s: %s", choice.name, choice.why)
     return VoskRecognizer(model, phrases=phrases + list(heard or []) if choice.grammar else None,
-                          stable_seconds=settings.stable_ms / 1000, force_grammar=choice.grammar, limits=limits,
+                          stable_seconds=settings.stable_ms / 1000, limits=limits,
                           meaning=meaning, fillers=fillers if choice.grammar else ())
 
 

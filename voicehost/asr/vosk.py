@@ -1,0 +1,212 @@
+"""The Vosk adapter: a recognizer stream over a loaded model that feeds the
+partial committer, and the captioning pair (both recognizers together).
+
+Words are decided from Vosk's plain-text partial (`SetPartialWords(False)`):
+it is the best path over every decoded frame, so a word shows ~0.45 s after
+it ends, where the timed partial waits for lattice determinization (0.85-1.8 s)."""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import json
+import logging
+import queue
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from voicehost.asr.committer import (
+    FOUR_MAFIA,
+    Meaning,
+    PartialCommitter,
+    Revision,
+    SpeechLimits,
+    exact_text,
+    plain_words,
+)
+from voicehost.asr.model_files import model_knows
+from voicehost.audio import RATE
+from voicehost.phrases.words import Word
+
+log = logging.getLogger(__name__)
+
+
+
+@functools.cache
+def _libc() -> Any:
+    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+
+
+def malloc_trim() -> None:
+    """Give freed recognizer memory back to the system (glibc keeps it otherwise);
+    called after every synthesized line, so the library is looked up once."""
+    try:
+        _libc().malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+class VoskRecognizer:
+    """One recognizer stream over a loaded model (see `load_model`).
+
+    With `phrases`, a grammar recognizer: only those words (and `[unk]`, or
+    the model's `fillers` passed on as "[unk]", for anything else) can be
+    heard; it decodes at a few per cent of real time and takes tens of MB
+    where an open one takes ~200. Without, the open recognizer. Whether a
+    model may get a grammar at all (one without [unk] or fillers would hear
+    every cough as a rule word) is decided in one place, `choose_listening`
+    (`voicehost.live.listening.listening_recognizer` at the table)."""
+
+    def __init__(self, model: Any, *, phrases: list[str] | None = None, stable_seconds: float = 0.1,
+                 limits: SpeechLimits = FOUR_MAFIA, meaning: Meaning = exact_text,
+                 fillers: Iterable[str] = ()) -> None:
+        import vosk
+
+        self.model = model
+        self.fillers = frozenset(fillers) - set(phrases or ())
+        self.phrases = phrases
+        if phrases is not None:
+            known = [p for p in phrases if self.knows(p)] + (["[unk]"] if self.knows("[unk]") else [])
+            known += sorted(w for w in self.fillers if self.knows(w))
+            self._rec = vosk.KaldiRecognizer(model, RATE, json.dumps(known or ["[unk]"], ensure_ascii=False))
+        else:
+            self._rec = vosk.KaldiRecognizer(model, RATE)
+        self._rec.SetWords(True)
+        self._rec.SetPartialWords(False)
+        self.audio_time = 0.0
+        self._committer = PartialCommitter(stable_seconds, limits=limits, meaning=meaning)
+
+    @property
+    def pending(self) -> bool:
+        """Whether words taken from partials still wait for the final result."""
+        return self._committer.pending
+
+    def knows(self, word: str) -> bool:
+        return model_knows(self.model, word)
+
+    def missing(self, words: Iterable[str]) -> list[str]:
+        """Words the model's vocabulary lacks: those can never be recognized."""
+        return sorted({w for w in words if " " not in w and not self.knows(w)})
+
+    def warm_up(self) -> None:
+        """Decode a moment of silence once, so the first real word does not pay
+        for the first-use allocations; the stream then starts afresh."""
+        self._rec.AcceptWaveform(b"\0\0" * (RATE // 2))
+        self._rec.Reset()
+
+    def accept(self, pcm: bytes) -> list[Word | Revision]:
+        self.audio_time += len(pcm) / 2 / RATE
+        if self._rec.AcceptWaveform(pcm):
+            return self._committer.final(self._final(self._rec.Result()), self.audio_time)
+        texts = json.loads(self._rec.PartialResult()).get("partial", "").split()
+        if self.fillers:
+            texts = ["[unk]" if t in self.fillers else t for t in texts]
+        return list(self._committer.partial(texts, self.audio_time))
+
+    def finish(self) -> list[Word | Revision]:
+        return self._committer.final(self._final(self._rec.FinalResult()), self.audio_time)
+
+    def _final(self, result: str) -> list[dict[str, Any]]:
+        """A final result's words, a filler heard as [unk]."""
+        items: list[dict[str, Any]] = json.loads(result).get("result", [])
+        if self.fillers:
+            items = [dict(i, word="[unk]") if i.get("word") in self.fillers else i for i in items]
+        return items
+
+    def close(self) -> None:
+        self._rec = None
+        malloc_trim()
+
+
+CAPTION_WORDS = 200  # the captions kept: the last words heard
+
+
+class CaptionedRecognizer:
+    """Both recognizers together (`[asr] captions = true`): the grammar
+    recognizer decides, and an open recognizer over the same model, fed the
+    same chunks on a thread of its own (so its slower decoding never holds up
+    a decision), hears every word for the captions (`captions`: the last
+    words it settled on, revisions applied, times from the stream's start;
+    `on_caption` is called on that thread). The rules only ever see the
+    deciding recognizer's words."""
+
+    def __init__(self, decider: VoskRecognizer, captioner: VoskRecognizer,
+                 on_caption: Callable[[list[Word | Revision]], None] | None = None) -> None:
+        self.decider = decider
+        self.captioner = captioner
+        self.on_caption = on_caption
+        self._captions: list[Word] = []
+        self._lock = threading.Lock()
+        self._queue: queue.Queue[bytes | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="captions", daemon=True)
+        self._thread.start()
+
+    @property
+    def captions(self) -> list[Word]:
+        with self._lock:
+            return list(self._captions)
+
+    @property
+    def audio_time(self) -> float:
+        return self.decider.audio_time
+
+    @property
+    def pending(self) -> bool:
+        return self.decider.pending
+
+    @property
+    def phrases(self) -> list[str] | None:
+        return self.decider.phrases
+
+    @property
+    def fillers(self) -> frozenset[str]:
+        return self.decider.fillers
+
+    def knows(self, word: str) -> bool:
+        return self.decider.knows(word)
+
+    def missing(self, words: Iterable[str]) -> list[str]:
+        return self.decider.missing(words)
+
+    def warm_up(self) -> None:
+        self.decider.warm_up()
+        self._queue.put(b"\0\0" * (RATE // 2))
+
+    def accept(self, pcm: bytes) -> list[Word | Revision]:
+        self._queue.put(pcm)
+        return self.decider.accept(pcm)
+
+    def finish(self, timeout: float = 60.0) -> list[Word | Revision]:
+        """The decider's last words; the captions catch up first (at most `timeout`)."""
+        words = self.decider.finish()
+        self._stop(timeout)
+        if not self._thread.is_alive():
+            self._caption(self.captioner.finish())
+        return words
+
+    def _run(self) -> None:
+        while (pcm := self._queue.get()) is not None:
+            try:
+                self._caption(self.captioner.accept(pcm))
+            except Exception:  # the captions stop; the table goes on deciding
+                log.exception("the captions recognizer failed")
+                return
+
+    def _caption(self, items: list[Word | Revision]) -> None:
+        if items:
+            with self._lock:
+                self._captions = plain_words([*self._captions, *items])[-CAPTION_WORDS:]
+            if self.on_caption is not None:
+                self.on_caption(items)
+
+    def _stop(self, timeout: float) -> None:
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join(timeout)
+
+    def close(self) -> None:
+        self._stop(5.0)
+        if not self._thread.is_alive():
+            self.captioner.close()
+        self.decider.close()
