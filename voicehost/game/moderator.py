@@ -21,12 +21,11 @@ journal of inputs with their times replays to the identical game."""
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from enum import StrEnum
-from typing import Any, cast
+from typing import Any
 
 from voicehost.errors import GameError
-from voicehost.game import discipline, floors, narration, night, scoring, voting
+from voicehost.game import apply, discipline, floors, narration, scoring
 from voicehost.game import effects as fx
 from voicehost.game.admission import admit
 from voicehost.game.admission import fits as admission_fits
@@ -235,114 +234,9 @@ class Moderator(StateView):
     # ------------------------------------------------------ applying decisions
 
     def _run(self, effects: fx.Effects) -> bool:
-        """Apply a stage's decision in order; True (and the rest dropped) once
-        an effect has ended the game."""
-        for effect in effects:
-            # The most frequent effects are applied inline (the engine runs
-            # thousands of games a second); the others by the table `_APPLY`.
-            kind = type(effect)
-            if kind is fx.Say:
-                self.outputs.append(narration.said(self.state, self.rules, cast(fx.Say, effect)))
-            elif kind is fx.SetTimer:
-                timer = cast(fx.SetTimer, effect)
-                clock = self.state.clock
-                clock.timers[timer.name] = clock.base + timer.seconds
-            elif kind is fx.Enter:
-                self.enter(cast(fx.Enter, effect).phase)
-            elif kind is fx.SetDeadline:
-                deadline = cast(fx.SetDeadline, effect)
-                self.state.clock.timers[deadline.name] = deadline.at
-            elif kind is fx.ClearTimers:
-                self.state.clock.timers.clear()
-            elif kind is fx.CloseFloor:
-                if self._run(floors.close_floor(self)):
-                    return True
-            elif _APPLY[kind](self, effect):
-                return True
-        return False
-
-    # One applier an effect type (the table `_APPLY` below); True: the game ended.
-
-    def _say(self, effect: fx.Say) -> bool:
-        self.outputs.append(narration.said(self.state, self.rules, effect))
-        return False
-
-    def _suggest(self, effect: fx.Suggest) -> bool:
-        self.outputs.append(narration.suggestion(effect))
-        return False
-
-    def _explain(self, effect: fx.Explain) -> bool:
-        self.outputs.append(narration.explanation(self.rules, effect))
-        return False
-
-    def _enter(self, effect: fx.Enter) -> bool:
-        self.enter(effect.phase)
-        return False
-
-    def _set_timer(self, effect: fx.SetTimer) -> bool:
-        self.set_timer(effect.name, effect.seconds)
-        return False
-
-    def _set_deadline(self, effect: fx.SetDeadline) -> bool:
-        self.state.clock.timers[effect.name] = effect.at
-        return False
-
-    def _clear_timers(self, effect: fx.ClearTimers) -> bool:
-        self.state.clock.timers.clear()
-        return False
-
-    def _remove(self, effect: fx.Remove) -> bool:
-        discipline.remove(self.state, effect.seat, effect.cause)
-        return False
-
-    def _removal(self, effect: fx.Removal) -> bool:
-        return self._run(discipline.removal(self, effect.seat, effect.cause))
-
-    def _check_win(self, effect: fx.CheckWin) -> bool:
-        winner = self.variant.winner(self)
-        return winner is not None and self._finish(winner)
-
-    def _finish_with(self, effect: fx.Finish) -> bool:
-        return self._finish(effect.winner)
-
-    def _start_speeches(self, effect: fx.StartSpeeches | None = None) -> bool:
-        return self._run(floors.start_speeches(self))
-
-    def _queue_floors(self, effect: fx.QueueFloors) -> bool:
-        return self._run(floors.queue_floors(self, effect.seats, effect.kind, effect.then))
-
-    def _close_floor(self, effect: fx.CloseFloor) -> bool:
-        return self._run(floors.close_floor(self))
-
-    def _start_vote(self, effect: fx.StartVote) -> bool:
-        return self._run(self.variant.start_vote(self))
-
-    def _start_round(self, effect: fx.StartRound) -> bool:
-        return self._run(voting.start_round(self, effect.candidates))
-
-    def _ask_lift(self, effect: fx.AskLift) -> bool:
-        return self._run(voting.ask_lift(self))
-
-    def _cancel_day(self, effect: fx.CancelDay) -> bool:
-        self.state.day.cancel_day = effect.day
-        return False
-
-    def _nightfall(self, effect: fx.Nightfall) -> bool:
-        return self._run(self.variant.nightfall(self))
-
-    def _morning(self, effect: fx.Morning) -> bool:
-        return self._run(night.morning(self))
-
-    def _dawn(self, effect: fx.Dawn) -> bool:
-        return self._run(self.variant.dawn(self))
-
-    def _first_killed(self, effect: fx.FirstKilled) -> bool:
-        self.state.record.first_killed = effect.seat
-        return False
-
-    def _finish(self, winner: StrEnum) -> bool:
-        self._run(scoring.finish(self, winner))
-        return True
+        """Apply a stage's decision in order (game/apply.py); True (and the
+        rest dropped) once an effect has ended the game."""
+        return apply.run(self, effects)
 
     # ------------------------------------------------------------ the words
 
@@ -496,18 +390,3 @@ class Moderator(StateView):
 
     def points(self) -> dict[int, float]:
         return scoring.points(self)
-
-
-# How the engine applies each effect (a stage's decision); True: the game ended.
-_APPLY: dict[type, Callable[[Moderator, Any], bool]] = {
-    fx.Say: Moderator._say, fx.Suggest: Moderator._suggest, fx.Explain: Moderator._explain,
-    fx.Enter: Moderator._enter, fx.SetTimer: Moderator._set_timer,
-    fx.SetDeadline: Moderator._set_deadline, fx.ClearTimers: Moderator._clear_timers,
-    fx.Remove: Moderator._remove, fx.Removal: Moderator._removal, fx.CheckWin: Moderator._check_win,
-    fx.Finish: Moderator._finish_with, fx.StartSpeeches: Moderator._start_speeches,
-    fx.QueueFloors: Moderator._queue_floors, fx.CloseFloor: Moderator._close_floor,
-    fx.StartVote: Moderator._start_vote, fx.StartRound: Moderator._start_round,
-    fx.AskLift: Moderator._ask_lift, fx.CancelDay: Moderator._cancel_day,
-    fx.Nightfall: Moderator._nightfall, fx.Morning: Moderator._morning, fx.Dawn: Moderator._dawn,
-    fx.FirstKilled: Moderator._first_killed,
-}

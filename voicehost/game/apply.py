@@ -1,0 +1,169 @@
+"""Applying a stage's decision: the engine's one place where effects happen.
+
+A stage (floors, voting, night, discipline, scoring, a variant) returns a list
+of effects (game/effects.py). `run` applies them in order and routes each
+cross-stage request to the stage that owns it, at the moment it is reached, so
+the owner decides from the game as it stands then; once an effect ends the
+game, the rest is dropped. The moderator (game/moderator.py) keeps the clock
+and the inputs; this module is the other half of the engine."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, cast
+
+from voicehost.game import discipline, floors, narration, night, scoring, voting
+from voicehost.game import effects as fx
+
+if TYPE_CHECKING:
+    from voicehost.game.moderator import Moderator
+
+
+def run(game: Moderator, effects: fx.Effects) -> bool:
+    """Apply a stage's decision in order; True (and the rest dropped) once
+    an effect has ended the game."""
+    for effect in effects:
+        # The most frequent effects are applied inline (the engine runs
+        # thousands of games a second); the others by the table `APPLY`.
+        kind = type(effect)
+        if kind is fx.Say:
+            game.outputs.append(narration.said(game.state, game.rules, cast(fx.Say, effect)))
+        elif kind is fx.SetTimer:
+            timer = cast(fx.SetTimer, effect)
+            clock = game.state.clock
+            clock.timers[timer.name] = clock.base + timer.seconds
+        elif kind is fx.Enter:
+            game.enter(cast(fx.Enter, effect).phase)
+        elif kind is fx.SetDeadline:
+            deadline = cast(fx.SetDeadline, effect)
+            game.state.clock.timers[deadline.name] = deadline.at
+        elif kind is fx.ClearTimers:
+            game.state.clock.timers.clear()
+        elif kind is fx.CloseFloor:
+            if run(game, floors.close_floor(game)):
+                return True
+        elif APPLY[kind](game, effect):
+            return True
+    return False
+
+
+# One applier an effect type (the table `APPLY` below); True: the game ended.
+
+
+def say(game: Moderator, effect: fx.Say) -> bool:
+    game.outputs.append(narration.said(game.state, game.rules, effect))
+    return False
+
+
+def suggest(game: Moderator, effect: fx.Suggest) -> bool:
+    game.outputs.append(narration.suggestion(effect))
+    return False
+
+
+def explain(game: Moderator, effect: fx.Explain) -> bool:
+    game.outputs.append(narration.explanation(game.rules, effect))
+    return False
+
+
+def enter(game: Moderator, effect: fx.Enter) -> bool:
+    game.enter(effect.phase)
+    return False
+
+
+def set_timer(game: Moderator, effect: fx.SetTimer) -> bool:
+    game.set_timer(effect.name, effect.seconds)
+    return False
+
+
+def set_deadline(game: Moderator, effect: fx.SetDeadline) -> bool:
+    game.state.clock.timers[effect.name] = effect.at
+    return False
+
+
+def clear_timers(game: Moderator, effect: fx.ClearTimers) -> bool:
+    game.state.clock.timers.clear()
+    return False
+
+
+def remove(game: Moderator, effect: fx.Remove) -> bool:
+    discipline.remove(game.state, effect.seat, effect.cause)
+    return False
+
+
+def removal(game: Moderator, effect: fx.Removal) -> bool:
+    return run(game, discipline.removal(game, effect.seat, effect.cause))
+
+
+def check_win(game: Moderator, effect: fx.CheckWin) -> bool:
+    winner = game.variant.winner(game)
+    return winner is not None and finish(game, winner)
+
+
+def finish_with(game: Moderator, effect: fx.Finish) -> bool:
+    return finish(game, effect.winner)
+
+
+def start_speeches(game: Moderator, effect: fx.StartSpeeches | None = None) -> bool:
+    return run(game, floors.start_speeches(game))
+
+
+def queue_floors(game: Moderator, effect: fx.QueueFloors) -> bool:
+    return run(game, floors.queue_floors(game, effect.seats, effect.kind, effect.then))
+
+
+def close_floor(game: Moderator, effect: fx.CloseFloor) -> bool:
+    return run(game, floors.close_floor(game))
+
+
+def start_vote(game: Moderator, effect: fx.StartVote) -> bool:
+    return run(game, game.variant.start_vote(game))
+
+
+def start_round(game: Moderator, effect: fx.StartRound) -> bool:
+    return run(game, voting.start_round(game, effect.candidates))
+
+
+def ask_lift(game: Moderator, effect: fx.AskLift) -> bool:
+    return run(game, voting.ask_lift(game))
+
+
+def cancel_day(game: Moderator, effect: fx.CancelDay) -> bool:
+    game.state.day.cancel_day = effect.day
+    return False
+
+
+def nightfall(game: Moderator, effect: fx.Nightfall) -> bool:
+    return run(game, game.variant.nightfall(game))
+
+
+def morning(game: Moderator, effect: fx.Morning) -> bool:
+    return run(game, night.morning(game))
+
+
+def dawn(game: Moderator, effect: fx.Dawn) -> bool:
+    return run(game, game.variant.dawn(game))
+
+
+def first_killed(game: Moderator, effect: fx.FirstKilled) -> bool:
+    game.state.record.first_killed = effect.seat
+    return False
+
+
+def finish(game: Moderator, winner: StrEnum) -> bool:
+    run(game, scoring.finish(game, winner))
+    return True
+
+
+# How the engine applies each effect (a stage's decision); True: the game ended.
+APPLY: dict[type, Callable[[Moderator, Any], bool]] = {
+    fx.Say: say, fx.Suggest: suggest, fx.Explain: explain,
+    fx.Enter: enter, fx.SetTimer: set_timer,
+    fx.SetDeadline: set_deadline, fx.ClearTimers: clear_timers,
+    fx.Remove: remove, fx.Removal: removal, fx.CheckWin: check_win,
+    fx.Finish: finish_with, fx.StartSpeeches: start_speeches,
+    fx.QueueFloors: queue_floors, fx.CloseFloor: close_floor,
+    fx.StartVote: start_vote, fx.StartRound: start_round,
+    fx.AskLift: ask_lift, fx.CancelDay: cancel_day,
+    fx.Nightfall: nightfall, fx.Morning: morning, fx.Dawn: dawn,
+    fx.FirstKilled: first_killed,
+}
