@@ -48,7 +48,7 @@ def test_an_undo_rebuilt_off_the_loop_leaves_the_held_game_valid(tmp_path):
 
 
 def test_simulates_table_keeps_its_game_object_on_undo():
-    game = Moderator(rules_for("4mafia"))
+    game = Moderator.for_rules(rules_for("4mafia"))
     table = Table(game)
     table.apply(parse_event({"type": "setup", "roles": ROLES}), 0.0)
     table.apply(parse_event({"type": "foul", "seat": 4}), 1.0)

@@ -8,6 +8,7 @@ import pytest
 
 from tests.conftest import Play
 from voicehost.errors import GameError
+from voicehost.game.effects import StartSpeeches
 from voicehost.game.model import Phase
 from voicehost.game.protocol import snapshot
 
@@ -116,7 +117,7 @@ def test_3_4_three_players_left_silenced_speaks_anyway():
     play = Play().speech(1)
     play.game.alive, play.game.opener = {1, 2, 6}, None
     play.game.silenced = {1}
-    play.game._start_speeches()
+    play.game._run([StartSpeeches()])
     assert play.game.floor.seat == 1 and play.said("silenced_skips") == []
 
 
