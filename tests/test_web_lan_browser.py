@@ -150,7 +150,9 @@ def _play(table: TableComputer, journal: Path, chromium: Path, folder: Path) -> 
             expect(phone.locator("#moment-title")).to_contain_text(f"Игрок {seat}: речь", timeout=40_000)
 
         phone.goto(link)
-        expect(phone).to_have_url(base + "/")
+        # Pairing makes the device's key, posts and waits for the table's answer: on a
+        # loaded 2-core machine that once took longer than expect()'s 5 s default.
+        expect(phone).to_have_url(base + "/", timeout=20_000)
         expect(phone.get_by_role("heading", name="Ведущий")).to_be_visible()
         expect(phase).to_contain_text("Раздача ролей")
         assert axe_violations(phone) == []
