@@ -23,6 +23,7 @@ from voicehost.game.events import Votes
 from voicehost.game.keys import Key
 from voicehost.game.model import Cause, FloorKind, Phase, Then, Timer
 from voicehost.game.records import VoteRecord
+from voicehost.rules import FirstDayVote, LaterSingleNominee
 
 
 def start_round(game: Context, candidates: tuple[int, ...]) -> Effects:
@@ -81,17 +82,17 @@ def start_vote(game: Context) -> Effects:
         return no_vote(game, Key.VOTE_CANCELLED)
     if not nominees:
         return no_vote(game, Key.NO_NOMINEES)
-    if seats.day == 1 and rules.first_day_vote == "none":
+    if seats.day == 1 and rules.first_day_vote == FirstDayVote.NONE:
         return no_vote(game, Key.NO_VOTE_DAY_ONE)
     if seats.day == 1 and len(nominees) == 1:
         return no_vote(game, Key.SINGLE_DAY_ONE, seat=nominees[0])
     if len(nominees) == 1:
         seat = nominees[0]
-        if rules.later_single_nominee == "vote":
+        if rules.later_single_nominee == LaterSingleNominee.VOTE:
             day.vote_round = 1
             game.state.record.votes.append(VoteRecord(seats.day, 1, counts={seat: len(seats.alive)}))
         return [say(Key.SINGLE_NOMINEE, seat=seat), *voted_out(game, seat)]
-    day.lift_only = seats.day == 1 and rules.first_day_vote == "lift_only"
+    day.lift_only = seats.day == 1 and rules.first_day_vote == FirstDayVote.LIFT_ONLY
     return start_round(game, tuple(nominees))
 
 

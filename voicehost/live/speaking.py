@@ -20,6 +20,7 @@ from voicehost.live.playback import Speaker
 from voicehost.live.texts import live_texts
 from voicehost.phrasebook import verdict_values
 from voicehost.phrases.listener import Nomination, Reason
+from voicehost.rules import Silence
 from voicehost.tts import Voice, VoiceError
 
 log = logging.getLogger(__name__)
@@ -147,7 +148,7 @@ def _rare(game: Moderator) -> list[Output]:
     out += [_say("lift_count", count=count) for count in counts]
     out += [_say(key, count=count) for key in ("protest_changed", "protest_annulled", "protest_replayed",
                                                 "protest_failed") for count in counts]
-    if rules.silence == "skip":
+    if rules.silence == Silence.SKIP:
         out += [_say("silenced_skips", seat=seat) for seat in seats]
     else:
         out += [_say("silenced_speaks", seat=seat, seconds=seconds) for seat in seats
