@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import copy
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from voicehost.errors import GameError
 from voicehost.game import apply, discipline, floors, narration, scoring
@@ -54,6 +54,7 @@ from voicehost.game.views import StateView
 from voicehost.phrasebook import Phrasebook, load_phrasebook
 from voicehost.phrases.grammar import Grammar, load_grammar
 from voicehost.phrases.words import Word
+from voicehost.refusals import RefuseKey
 from voicehost.rules import RuleOptions
 
 
@@ -179,8 +180,8 @@ class Moderator(StateView):
             detail = f"{phase.value}, round {self.state.day.vote_round}"
         return f"{stage}, {detail}"
 
-    def error(self, message: str, event: Event | None = None, *, key: str = "",
-              **values: Any) -> GameError:
+    def error(self, message: str, event: Event | None = None, *, key: RefuseKey | Literal[""] = "",
+              **values: object) -> GameError:
         """A refusal: the English message for the log, and the phrasebook's
         [refuse] key with its values for the table's language."""
         return GameError(message, phase=self.where(), event=event_type(event) if event else "",

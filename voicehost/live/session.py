@@ -29,6 +29,7 @@ from voicehost.live.table import LiveTable
 from voicehost.live.terminal import Terminal, status
 from voicehost.live.texts import live_texts
 from voicehost.phrasebook import load_phrasebook
+from voicehost.refusals import RefuseKey
 from voicehost.rules import RuleOptions
 
 log = logging.getLogger(__name__)
@@ -217,7 +218,7 @@ def _evening(config: Config, rules: RuleOptions, options: RunOptions) -> Evening
         raise refused(exc, load_phrasebook(rules.phrasebook)) from None
     if series.ruleset != rules.name:
         raise InputError(load_phrasebook(rules.phrasebook).refusal(InputError(
-            "", key="series_ruleset", values={"word": rules.name, "input": series.ruleset})))
+            "", key=RefuseKey.SERIES_RULESET, values={"word": rules.name, "input": series.ruleset})))
     return Evening(series, live_texts(rules.phrasebook))
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from voicehost.errors import InputError
+from voicehost.refusals import RefuseKey
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +92,7 @@ def words_from_text(text: str) -> list[Word]:
         if silence is None and _SILENCE_LIKE.match(token):
             shown = f"{token[:20]}{'...' if len(token) > 20 else ''}"
             raise InputError(f"silence {shown} must be <N> seconds, N from 0 up to 999999",
-                             key="bad_silence", values={"input": shown})
+                             key=RefuseKey.BAD_SILENCE, values={"input": shown})
         if silence:
             gap = float(silence.group(1)) if gap is None else gap + float(silence.group(1))
             continue
@@ -102,5 +103,5 @@ def words_from_text(text: str) -> list[Word]:
         words.append(Word(token, round(clock, 6), round(clock + WORD_SECONDS, 6)))
         gap = None
     if not words and text.strip():
-        raise InputError("--text has no words", key="no_words")
+        raise InputError("--text has no words", key=RefuseKey.NO_WORDS)
     return words
