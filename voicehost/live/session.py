@@ -282,13 +282,13 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
 
 async def _recording(config: Config, rules: RuleOptions, options: RunOptions) -> int:
     from voicehost.audio import WavFileSource
-    from voicehost.game.moderator import new_game
+    from voicehost.game.variants.base import variant_for
     from voicehost.live.listening import HostScript, play_recording, recognizer_for
 
     recognizer = recognizer_for(config, rules, options.out)
     assert options.audio_file is not None
     source = WavFileSource(options.audio_file)
-    host = HostScript(options.host_script, new_game(rules).max_seat)
+    host = HostScript(options.host_script, variant_for(rules).max_seat)
     clock = AudioClock()
     live, _ = build(config, rules, options, clock)
     live.bind(asyncio.get_running_loop())
