@@ -21,8 +21,8 @@ journal of inputs with their times replays to the identical game."""
 from __future__ import annotations
 
 import copy
-from enum import StrEnum
-from typing import Any, Literal
+from enum import Enum, StrEnum
+from typing import Literal
 
 from voicehost.errors import GameError
 from voicehost.game import apply, discipline, floors, narration, scoring
@@ -120,16 +120,16 @@ class Moderator(StateView):
     def _save(self) -> GameState:
         """A copy of the state; what never changes (grammar, rules, the game
         itself as the listener's context) is shared, not copied."""
-        memo: dict[int, Any] = {id(self): self, id(self.grammar): self.grammar,
-                                id(self.rules): self.rules}
+        memo: dict[int, object] = {id(self): self, id(self.grammar): self.grammar,
+                                   id(self.rules): self.rules}
         return copy.deepcopy(self.state, memo)
 
     def copy(self) -> Moderator:
         """An independent game to go on from this one. The state is copied;
         the rules, grammar and phrasebook never change, and the outputs said
         so far are frozen: those are shared (the copy's list is its own)."""
-        memo: dict[int, Any] = {id(self.grammar): self.grammar, id(self.rules): self.rules,
-                                id(self.book): self.book, id(self.outputs): list(self.outputs)}
+        memo: dict[int, object] = {id(self.grammar): self.grammar, id(self.rules): self.rules,
+                                   id(self.book): self.book, id(self.outputs): list(self.outputs)}
         return copy.deepcopy(self, memo)
 
     def advance(self, now: float) -> list[Output]:
@@ -229,7 +229,7 @@ class Moderator(StateView):
             self.state.floors.listener = None
 
     def say(self, key: Key, *, private: bool = False, t: float | None = None,
-            **values: Any) -> None:
+            **values: object) -> None:
         self.outputs.append(narration.said(self.state, self.rules, fx.Say(key, private=private, t=t, **values)))
 
     # ------------------------------------------------------ applying decisions
@@ -357,7 +357,7 @@ class Moderator(StateView):
         return sorted(self.state.seats.roles) if self.state.seats.roles else list(
             range(1, self.variant.default_seats + 1))
 
-    def seat_of(self, role: Any) -> int:
+    def seat_of(self, role: Enum) -> int:
         return next(seat for seat, r in self.state.seats.roles.items() if r is role)
 
     def role_seat(self, role: str) -> int | None:

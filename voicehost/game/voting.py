@@ -6,8 +6,6 @@ Each function returns what it decided (game/effects.py); the day's vote
 slice of the state it keeps itself."""
 from __future__ import annotations
 
-from typing import Any
-
 from voicehost.game.effects import (
     CheckWin,
     Context,
@@ -67,9 +65,9 @@ def tally(game: Context, event: Votes) -> tuple[list[int], Effects]:
     return [seat for seat in day.candidates if counts[seat] == top], effects
 
 
-def no_vote(game: Context, key: Key, **values: Any) -> Effects:
+def no_vote(game: Context, key: Key, seat: int | None = None) -> Effects:
     game.state.day.vote_resolved = True
-    return [say(key, **values), Nightfall()]
+    return [say(key) if seat is None else say(key, seat=seat), Nightfall()]
 
 
 # ----------------------------------------------------- the sports vote policy

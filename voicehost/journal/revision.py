@@ -115,8 +115,8 @@ def take_over(game: Moderator, other: Moderator) -> None:
     `other` (a speech's listener) names `game` instead."""
     if other is game:
         return
-    memo: dict[int, Any] = {id(other): game, id(other.rules): other.rules, id(other.grammar): other.grammar,
-                            id(other.book): other.book, id(other.outputs): list(other.outputs)}
+    memo: dict[int, object] = {id(other): game, id(other.rules): other.rules, id(other.grammar): other.grammar,
+                               id(other.book): other.book, id(other.outputs): list(other.outputs)}
     for name, value in vars(other).items():
         setattr(game, name, copy.deepcopy(value, memo))
 
@@ -184,7 +184,7 @@ class ReplayRevisions:
     only when the journal has such entries (`legacy`; a version 3 journal
     resumed by this voicehost goes on with entries that say it)."""
 
-    def __init__(self, path: Path, events: list[Any]) -> None:
+    def __init__(self, path: Path, events: list[object]) -> None:
         self.path = path
         revisions = [e for e in events if isinstance(e, dict) and e.get("type") == "revise"]
         self.starts = [e["from"] for e in revisions if type(e.get("from")) is int]

@@ -86,7 +86,7 @@ OPEN_LINES = frozenset({key.value for key in Key if key.open_ended} | {"day_begi
 OPEN_EXPLANATIONS = frozenset({"pause_too_long", "extra_words"})
 
 
-def _say(key: str, private: bool = False, **values: Any) -> Output:
+def _say(key: str, private: bool = False, **values: object) -> Output:
     return Output(0.0, OutputKind.SAY, key, private, dict(values))
 
 

@@ -31,7 +31,7 @@ import math
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voicehost.asr import Revision
 from voicehost.errors import GameError, VoicehostError
@@ -48,6 +48,9 @@ from voicehost.live.texts import live_texts, rendered
 from voicehost.live.writer import JournalWriter, new_writer
 from voicehost.phrases.words import Word
 from voicehost.rules import RuleOptions
+
+if TYPE_CHECKING:
+    from voicehost.live.playback import Speaker
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +73,7 @@ def on_grid(t: float) -> float:
 
 
 class LiveTable(Notices):
-    def __init__(self, game: Moderator | Table, clock: Clock, speaker: Any = None, *,
+    def __init__(self, game: Moderator | Table, clock: Clock, speaker: Speaker | None = None, *,
                  journal: JournalWriter | None = None, entries: list[Entry] | None = None,
                  lag: float = 0.0) -> None:
         if isinstance(game, Table):  # a moderator with its journal, as simulate keeps them

@@ -33,6 +33,7 @@ from voicehost.live.evening import Evening, seating_event
 from voicehost.live.stdin import line_queue, next_line
 from voicehost.live.table import LiveTable
 from voicehost.live.texts import LiveTexts, rendered
+from voicehost.phrasebook import Phrasebook
 from voicehost.phrases.words import words_from_text
 
 log = logging.getLogger(__name__)
@@ -62,7 +63,7 @@ def status(live: LiveTable) -> str:
     return "· " + " · ".join(parts)
 
 
-def format_output(output: Output, book: Any, texts: LiveTexts) -> str:
+def format_output(output: Output, book: Phrasebook, texts: LiveTexts) -> str:
     """One output as the terminal prints it: the game time, then the words."""
     minutes, seconds = divmod(int(output.t), 60)
     text = rendered(book, output)

@@ -25,8 +25,8 @@ class Word:
         return {"word": self.word, "start": self.start, "end": self.end}
 
 
-def _number(value: Any, where: str, text: str, name: str) -> float:
-    if type(value) in (int, float):
+def _number(value: object, where: str, text: str, name: str) -> float:
+    if isinstance(value, (int, float)) and type(value) in (int, float):
         try:
             seconds = float(value)
         except OverflowError:   # a whole number too large for any time
@@ -38,7 +38,7 @@ def _number(value: Any, where: str, text: str, name: str) -> float:
     raise InputError(f"{where} '{text}': {name} must be a number of seconds, got {shown}")
 
 
-def parse_word(item: Any, where: str = "word") -> Word:
+def parse_word(item: object, where: str = "word") -> Word:
     if not isinstance(item, dict):
         raise InputError(f"{where} must be an object with word, start and end")
     text = item.get("word")
@@ -53,14 +53,14 @@ def parse_word(item: Any, where: str = "word") -> Word:
     return Word(text.strip(), start, end, conf)
 
 
-def parse_words(items: Any, where: str = "words") -> list[Word]:
+def parse_words(items: object, where: str = "words") -> list[Word]:
     if not isinstance(items, list):
         raise InputError(f"'{where}' must be a list of words")
     words = [parse_word(item, f"{where}[{i}]") for i, item in enumerate(items)]
     return sorted(words, key=lambda w: (w.start, w.end))
 
 
-def words_from_json(data: Any) -> list[Word]:
+def words_from_json(data: object) -> list[Word]:
     """Words from `{"words": [...]}`, a Vosk result object, or a list of results."""
     if isinstance(data, dict) and "words" in data:
         return parse_words(data["words"])

@@ -142,7 +142,7 @@ def captions(live: LiveTable, texts: Texts, log: list[tuple[int, Output]]) -> di
         return None
     items: list[dict[str, Any]] = []
 
-    def heard(text: Any) -> bool:  # a word, not the recognizer's [unk] nor a typed <silence>
+    def heard(text: object) -> bool:  # a word, not the recognizer's [unk] nor a typed <silence>
         return isinstance(text, str) and bool(text) and text[0] not in "[<"
 
     for t, event in live.entries:
