@@ -28,13 +28,13 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from voicehost.errors import JournalError, VoicehostError
 from voicehost.game.events import parse_event
 from voicehost.game.model import Output, OutputKind
 from voicehost.game.moderator import Moderator, new_game
 from voicehost.journal.lines import Entry, run_of_words, words_of_run
+from voicehost.jsontypes import JSONObject
 from voicehost.phrases.words import Word, parse_words
 
 # A provisional word matches its journaled entry to this many seconds (the
@@ -55,13 +55,13 @@ def mark(game: Moderator, entries: list[Entry]) -> Mark:
     return Mark(len(entries), game.copy())
 
 
-def revise_json(start: int, places: list[int], new: list[Word] | tuple[Word, ...]) -> dict[str, Any]:
+def revise_json(start: int, places: list[int], new: list[Word] | tuple[Word, ...]) -> JSONObject:
     """The journal entry of a revision: the mark, the provisional words' places after it, the final words."""
     return {"type": "revise", "from": start, "old": [p - start for p in places],
             "new": run_of_words([(w.word, w.start, w.end) for w in new])}
 
 
-def _is_word(entry: dict[str, Any], word: Word) -> bool:
+def _is_word(entry: JSONObject, word: Word) -> bool:
     if entry.get("type") != "word" or entry.get("word") != word.word:
         return False
     start, end = entry.get("start"), entry.get("end")
@@ -225,13 +225,13 @@ class ReplayRevisions:
         self.mark = self.legacy_mark = None
         return entries
 
-    def _read_legacy(self, event: dict[str, Any], entries: list[Entry]) -> tuple[list[Word], list[int]]:
+    def _read_legacy(self, event: JSONObject, entries: list[Entry]) -> tuple[list[Word], list[int]]:
         """Version 3: both word lists, the provisional words found after the mark."""
         old = parse_words(event["old"], "old")
         start = self.legacy_mark.index if self.legacy_mark is not None else 0
         return parse_words(event["new"], "new"), find_places(entries, start, old)
 
-    def _read(self, event: dict[str, Any], entries: list[Entry]) -> tuple[list[Word], list[int]]:
+    def _read(self, event: JSONObject, entries: list[Entry]) -> tuple[list[Word], list[int]]:
         start, offsets, items = event["from"], event["old"], event["new"]
         run = words_of_run(items)
         if run is not None:
@@ -246,5 +246,5 @@ class ReplayRevisions:
                     or entries[place].event.get("type") != "word":
                 raise JournalError(f"no provisional word at {offset} after the mark")
             places.append(place)
-        new = parse_words([{"word": w, "start": s, "end": e} for w, s, e in items], "new")
+        new = parse_words([{"word": i[0], "start": i[1], "end": i[2]} for i in items if isinstance(i, list)], "new")
         return new, places

@@ -7,7 +7,6 @@ import itertools
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
 from voicehost.audio import AudioError, Clip, Sink
 from voicehost.errors import VoicehostError
@@ -97,8 +96,8 @@ def _answers(game: Moderator) -> list[Output]:
     rules, seats = game.rules, range(1, game.max_seat + 1)
     out: list[Output] = []
     if rules.confirm_nominations:
-        extra: dict[str, Any] = {"phrase": rules.confirmation} if rules.confirmation else {}
-        out += [_say("accepted", seat=seat, **extra) for seat in seats]
+        extra: dict[str, object] = {"phrase": rules.confirmation} if rules.confirmation else {}
+        out += [Output(0.0, OutputKind.SAY, Key.ACCEPTED, False, {"seat": seat, **extra}) for seat in seats]
     out += [_say(key, seat=seat) for key in narration.FLOOR_INTRO.values() for seat in seats]
     if rules.explain_rejections:
         refused = [Nomination(seat, False, 0.0, reason) for reason in (Reason.NOT_ALIVE, Reason.ALREADY_NOMINATED)

@@ -7,9 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from voicehost.errors import DataError
+from voicehost.jsontypes import JSONObject
 from voicehost.phrasebook import formatted, phrasebook_data
 from voicehost.phrasedata import PhraseData, source
 
@@ -36,13 +37,14 @@ class LiveTexts:
     def role(self, name: str) -> str:
         return self.roles.get(name, name)
 
-    def input(self, event: dict[str, Any]) -> str:
+    def input(self, event: JSONObject) -> str:
         """A host input in words, as the page names it ("фол игроку 3"): what an undo took back."""
         kind = str(event.get("type", ""))
-        values: dict[str, Any] = {"seat": event.get("seat"), "seats": event.get("seats") or [],
+        values: dict[str, object] = {"seat": event.get("seat"), "seats": event.get("seats") or [],
                                   "count": event.get("count", 0)}
         if kind == "votes":
-            values["text"] = ", ".join(f"{s} — {c}" for s, c in (event.get("counts") or {}).items())
+            counts = event.get("counts")
+            values["text"] = ", ".join(f"{s} — {c}" for s, c in (counts if isinstance(counts, dict) else {}).items())
         if "seat" in event and event["seat"] is None:
             kind = "shot_miss" if kind == "shot" else "nobody"
         template = self.inputs.get(kind, self.inputs.get("_", kind))

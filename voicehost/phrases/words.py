@@ -5,9 +5,9 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from voicehost.errors import InputError
+from voicehost.jsontypes import JSONObject
 from voicehost.refusals import RefuseKey
 
 
@@ -21,7 +21,7 @@ class Word:
     def shifted(self, offset: float) -> Word:
         return Word(self.word, self.start + offset, self.end + offset, self.conf)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"word": self.word, "start": self.start, "end": self.end}
 
 

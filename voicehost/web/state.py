@@ -15,8 +15,9 @@ def seat_names(live: LiveTable) -> dict[int, str]:
     """The players' names the host entered (the journal's `names` inputs; "" takes one back)."""
     names: dict[int, str] = {}
     for _, event in live.entries:
-        if event.get("type") == "names" and isinstance(event.get("names"), dict):
-            for seat, name in event["names"].items():
+        given = event.get("names")
+        if event.get("type") == "names" and isinstance(given, dict):
+            for seat, name in given.items():
                 names[int(seat)] = str(name).strip()
     return {seat: name for seat, name in sorted(names.items()) if name}
 
@@ -131,6 +132,13 @@ def public_lines(game: Moderator, log: list[tuple[int, Output]], keep: int = 30)
 CAPTION_ITEMS = 40
 
 
+def _time(value: object) -> float:
+    """A time in a journal entry (checked when the entry was read: a number)."""
+    if isinstance(value, (int, float)):
+        return float(value)
+    raise TypeError(f"a journal time is a number, got {value!r}")
+
+
 def captions(live: LiveTable, texts: Texts, log: list[tuple[int, Output]]) -> JSONOutObject | None:
     """The current speaker's words as the table hears them, with the accepted
     nominations marked where they were accepted. `source` says whose words they
@@ -150,12 +158,13 @@ def captions(live: LiveTable, texts: Texts, log: list[tuple[int, Output]]) -> JS
     for t, event in live.entries:
         kind = event.get("type")
         if kind == "word" and t >= floor.start and heard(event.get("word")):
-            start = round(float(event.get("start", t)), 2)
+            start = round(_time(event.get("start", t)), 2)
             items.append((start, {"t": start, "text": event["word"]}))
         elif kind == "speech" and event.get("seat") == floor.seat and t >= floor.start:
-            for word in event.get("words") or []:
+            words = event.get("words")
+            for word in words if isinstance(words, list) else []:
                 if isinstance(word, dict) and heard(word.get("word")):
-                    start = round(t + float(word.get("start", 0)), 2)
+                    start = round(t + _time(word.get("start", 0)), 2)
                     items.append((start, {"t": start, "text": word["word"]}))
     marked = set()
     for _, output in log:
