@@ -14,7 +14,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from voicehost.asr import model_problem
 from voicehost.config import Config, load_settings
@@ -31,6 +31,12 @@ from voicehost.live.texts import live_texts
 from voicehost.phrasebook import load_phrasebook
 from voicehost.refusals import RefuseKey
 from voicehost.rules import RuleOptions
+
+if TYPE_CHECKING:
+    from voicehost.asr import Recognizer
+    from voicehost.audio import Source
+    from voicehost.web.series import EveningPage
+    from voicehost.web.server import PageServer
 
 log = logging.getLogger(__name__)
 TICK_SECONDS = 0.05
@@ -110,8 +116,8 @@ def _interrupts(stop: asyncio.Event) -> Iterator[None]:
 
 
 @contextlib.asynccontextmanager
-async def _page(live: LiveTable, config: Config, options: RunOptions, shared: Any = None,
-                terminal: Terminal | None = None) -> AsyncIterator[Any]:
+async def _page(live: LiveTable, config: Config, options: RunOptions, shared: EveningPage | None = None,
+                terminal: Terminal | None = None) -> AsyncIterator[PageServer | None]:
     if not options.page:
         yield None
         return
@@ -176,7 +182,7 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
     from voicehost.live.listening import recognizer_for
 
     recognizer = recognizer_for(config, rules, options.out) if microphone else None
-    source = None
+    source: Source | None = None
     if recognizer is not None:  # the microphone before the speaker: a missing one is the one error
         from voicehost.audio import MicrophoneSource
 
@@ -184,7 +190,7 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
     evening = _evening(config, rules, options)
     lines, stop_reading = line_queue(stdin, asyncio.get_running_loop())
     stop = asyncio.Event()
-    shared = None
+    shared: EveningPage | None = None
     if evening is not None and options.page:   # the page stays up, and its phones paired, all evening
         from voicehost.web.series import EveningPage
 
@@ -223,8 +229,8 @@ def _evening(config: Config, rules: RuleOptions, options: RunOptions) -> Evening
 
 
 async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: asyncio.Queue[str | None],
-                stop: asyncio.Event, recognizer: Any, source: Any, evening: Evening | None,
-                shared: Any = None) -> tuple[int, str | None]:
+                stop: asyncio.Event, recognizer: Recognizer | None, source: Source | None, evening: Evening | None,
+                shared: EveningPage | None = None) -> tuple[int, str | None]:
     from voicehost.live.listening import listen
 
     clock = GameClock()
