@@ -29,7 +29,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple, cast
+from typing import cast
 
 from voicehost.errors import JournalError
 from voicehost.jsonio import loads_strict
@@ -46,10 +46,11 @@ _HASH_PREFIX = b',"h":"'
 _SUFFIX_LEN = len(_HASH_PREFIX) + HASH_CHARS + 2      # ,"h":"0123456789"}
 
 
-class Entry(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Entry:
     """One accepted input (or a clock mark: {"type": "tick"}) as the game
-    applied it: its game time and its event, the SPEC's JSON object. A named
-    tuple, so `for t, event in entries` reads as before."""
+    applied it: its game time and its event, the SPEC's JSON object; read
+    as `entry.t` and `entry.event`."""
 
     t: float
     event: JSONObject
@@ -105,9 +106,9 @@ def _on_grid(values: Sequence[object], unit: int) -> list[int] | None:
 def word_run(entries: list[Entry]) -> JSONObject | None:
     """Heard words applied one after another, as one line; None when some
     entry is no plain word, or its times are on neither grid."""
-    if not entries or not all(_is_word(t, e) for t, e in entries):
+    if not entries or not all(_is_word(e.t, e.event) for e in entries):
         return None
-    flat = [x for t, e in entries for x in (e["start"], e["end"], t)]
+    flat = [x for e in entries for x in (e.event["start"], e.event["end"], e.t)]
     key, whole = "cs", _on_grid(flat, 100)
     if whole is None:
         key, whole = "ms", _on_grid(flat, 1000)
@@ -119,7 +120,7 @@ def word_run(entries: list[Entry]) -> JSONObject | None:
         start, end, t = whole[i:i + 3]
         numbers += [start - previous_end, end - start, t - start]
         previous_end = end
-    words: list[JSONValue] = [0 if e["word"] == UNK else e["word"] for _, e in entries]
+    words: list[JSONValue] = [0 if e.event["word"] == UNK else e.event["word"] for e in entries]
     return {"ws": words, key: list[JSONValue](numbers)}
 
 

@@ -195,7 +195,7 @@ class ReplayRevisions:
     def see(self, number: int, entry: Entry, game: Moderator, entries: list[Entry]) -> list[Entry] | None:
         """Called before each entry is replayed. For a `revise` entry, `game`
         is revised (in place) and its accepted inputs returned; else None."""
-        t, event = entry
+        t, event = entry.t, entry.event
         kind = event.get("type")
         if self.legacy:
             if kind == "undo":

@@ -215,7 +215,7 @@ class Journal:
             for i in range(0, len(stretch), BATCH_WORDS if is_word else 1):
                 part = stretch[i:i + BATCH_WORDS] if is_word else stretch[i:i + 1]
                 run = word_run(part) if is_word else None
-                lines += [run] if run is not None else [compact({"t": t, "event": e}) for t, e in part]
+                lines += [run] if run is not None else [compact({"t": e.t, "event": e.event}) for e in part]
         return lines
 
     def check(self) -> None:

@@ -14,7 +14,8 @@ from voicehost.web.texts import Texts
 def seat_names(live: LiveTable) -> dict[int, str]:
     """The players' names the host entered (the journal's `names` inputs; "" takes one back)."""
     names: dict[int, str] = {}
-    for _, event in live.entries:
+    for entry in live.entries:
+        event = entry.event
         given = event.get("names")
         if event.get("type") == "names" and isinstance(given, dict):
             for seat, name in given.items():
@@ -155,7 +156,8 @@ def captions(live: LiveTable, texts: Texts, log: list[tuple[int, Output]]) -> JS
     def heard(text: object) -> bool:  # a word, not the recognizer's [unk] nor a typed <silence>
         return isinstance(text, str) and bool(text) and text[0] not in "[<"
 
-    for t, event in live.entries:
+    for entry in live.entries:
+        t, event = entry.t, entry.event
         kind = event.get("type")
         if kind == "word" and t >= floor.start and heard(event.get("word")):
             start = round(_time(event.get("start", t)), 2)
