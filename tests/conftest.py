@@ -69,7 +69,8 @@ def ru():
     return load_grammar("ru")
 
 
-def new_game(ruleset: str = "4mafia", **overrides) -> Moderator:
+def started_game(ruleset: str = "4mafia", **overrides) -> Moderator:
+    """A game of `ruleset` with the roles dealt (ROLES): not moderator.new_game, which deals none."""
     game = Moderator.for_rules(rules_for(ruleset, overrides or None))
     game.handle(parse_event({"type": "setup", "roles": ROLES}), 0.0)
     return game

@@ -231,3 +231,26 @@ def test_names_announce_turns_on_the_rules_named_announcements(tmp_path):
     path.write_text("[names]\nannounce = 1\n", "utf-8")
     with pytest.raises(Exception, match="announce"):
         load_settings(path)
+
+
+def test_rule_choices_are_enums_read_from_text_and_written_as_text():
+    from voicehost.rules import (
+        CHOICE_ENUMS,
+        FirstDayVote,
+        QuietRounds,
+        RemovalCancelsVote,
+        Silence,
+        parse_set,
+        rules_for,
+    )
+
+    rules = rules_for("fiim", parse_set(["first_day_vote=lift_only"]))
+    assert rules.first_day_vote is FirstDayVote.LIFT_ONLY and rules.quiet_rounds is QuietRounds.DRAW
+    assert rules.silence is Silence.SHORT_SPEECH and rules.removal_cancels_vote is RemovalCancelsVote.NEAREST
+    data = rules.to_json()
+    assert all(type(data[key]) is str for key in CHOICE_ENUMS)
+    assert json.dumps(data["quiet_rounds"]) == '"draw"'
+    with pytest.raises(ConfigError, match=r"^--set: 'silence' must be one of skip, short_speech, got 'loud'$"):
+        rules_for("4mafia", parse_set(["silence=loud"]))
+    with pytest.raises(ConfigError, match=r"^--set: 'game' must be text, got 3$"):
+        rules_for("4mafia", parse_set(["game=3"]))

@@ -324,7 +324,8 @@ def test_comment_names_what_the_platform_has_no_field_for():
 
 def _shots(table: Table) -> dict[int, int | None]:
     shots, game = {}, new_game(table.game.rules)
-    for t, event in table.entries:
+    for entry in table.entries:
+        t, event = entry.t, entry.event
         game.advance(t)
         if event["type"] == "shot":
             shots[game.night] = event["seat"]

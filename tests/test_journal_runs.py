@@ -164,7 +164,7 @@ def test_the_speech_rules_judge_unknown_words_as_they_judge_unk(language):
 
 
 def heard_words(live: LiveTable) -> list[str]:
-    return [e["word"] for _, e in live.entries if e["type"] == "word"]
+    return [e.event["word"] for e in live.entries if e.event["type"] == "word"]
 
 
 def test_the_table_hears_unknown_words_as_unk_and_explains_them_in_its_language(tmp_path):
@@ -183,7 +183,7 @@ def test_word_times_are_kept_to_the_centisecond(tmp_path):
     live = day_table(tmp_path / "j.jsonl")
     t = live.game.now + 1.0
     live.hear([Word("выставляю", t + 0.123456, t + 0.654321)])
-    _, event = live.entries[-1]
+    event = live.entries[-1].event
     assert (event["start"], event["end"]) == (round(t + 0.123456, 2), round(t + 0.654321, 2))
 
 

@@ -232,7 +232,7 @@ def test_during_an_undo_host_inputs_wait_and_words_are_kept(monkeypatch):
     assert undone == {"type": "foul", "seat": 3}
     assert live.game.fouls[3] == 0 and live.game.fouls[5] == 0
     assert live.game.today == [7] and live.game.floor.seat == 2  # the words heard during the undo count
-    assert [e["type"] for _, e in live.entries].count("foul") == 0
+    assert [e.event["type"] for e in live.entries].count("foul") == 0
 
 
 def test_microphone_words_are_posted_to_the_loop():

@@ -14,13 +14,14 @@ from tests.gameparts import moderator_outputs, said_keys
 from voicehost.asr import Revision
 from voicehost.audio import Clip
 from voicehost.game.events import parse_event
+from voicehost.game.model import Output, OutputKind
 from voicehost.game.moderator import Moderator, new_game
-from voicehost.live import AudioClock, LiveTable
+from voicehost.live import AudioClock, LiveTable, speaking
 from voicehost.live.playback import Speaker
 from voicehost.live.speaking import OPEN_EXPLANATIONS, OPEN_LINES, fixed_phrases, prerender, rare_phrases
 from voicehost.live.texts import live_texts
 from voicehost.phrases.words import Word
-from voicehost.rules import rules_for
+from voicehost.rules import parse_set, preset_names, rules_for
 from voicehost.tts import VoiceError
 
 SCRIPTS = sorted(GAMES.glob("*.jsonl"))
@@ -196,3 +197,44 @@ def test_a_phrase_cache_the_disk_cannot_keep_is_no_error(tmp_path):
     assert speaker.wait(10)
     speaker.close()
     assert speaker.voice.asked.count(rare) == 2 and len(speaker.spoken) == 2   # said, never kept
+
+
+def _hand_listed(game: Moderator) -> tuple[set[str], set[str]]:
+    """The prerendered lines as live/speaking.py listed their keys by hand
+    before it read the key registry: the oracle the registry must agree with."""
+    book, rules, seats = game.book, game.rules, range(1, game.max_seat + 1)
+    counts = range(game.max_seat + 1)
+    fixed = {text for key, text in book.say.items() if "{" not in text and not key.startswith("export_")}
+    fixed |= {book.text(key, seat=seat) for key in ("vote_question", "leaves", "killed", "number") for seat in seats}
+    said = [("foul", {"seat": s, "count": c}) for s in seats for c in (1, 2)]
+    said += [("unfoul", {"seat": s, "count": c}) for s in seats for c in range(4)]
+    said += [("vote_count", {"seat": s, "count": c}) for s in seats for c in counts]
+    said += [(key, {"count": c}) for key in ("lift_count", "protest_changed", "protest_annulled",
+                                             "protest_replayed", "protest_failed") for c in counts]
+    if rules.silence == "skip":
+        said += [("silenced_skips", {"seat": s}) for s in seats]
+    else:
+        said += [("silenced_speaks", {"seat": s, "seconds": sec}) for s in seats
+                 for sec in {rules.silenced_speech_seconds, rules.silenced_speech_seconds_few}]
+    said += [(key, {"seat": s}) for key in ("third_foul", "removed_fouls", "disqualified", "left_table",
+                                            "single_day_one", "single_nominee", "best_player", "worst_player",
+                                            "don_yes", "don_no", "sheriff_black", "sheriff_red") for s in seats]
+    said += [(key, {"seat": s, "card": role}) for key in game.variant.card_lines for s in seats
+             for role in book.cards]
+    rare = {book.render(Output(0.0, OutputKind.SAY, key, False, values)) for key, values in said}
+    return fixed, rare
+
+
+@pytest.mark.parametrize("name", preset_names())
+@pytest.mark.parametrize("overrides", [[], ["silence=short_speech"], ["silence=skip"], ["confirm_nominations=false"],
+                                       ["explain_rejections=true", "required_fillers=кандидатуру,игрока"],
+                                       ["silenced_speech_seconds=15", "silenced_speech_seconds_few=15"]])
+def test_the_key_registry_prerenders_the_lines_once_listed_by_hand(name, overrides):
+    game = new_game(rules_for(name, parse_set(overrides) or None))
+    fixed, rare = _hand_listed(game)
+    # The answers to words, their corrections and the disk's two lines were never key lists.
+    fixed |= {game.book.render(o) for o in speaking._answers(game)} | set(speaking.corrections(game))
+    said = live_texts(game.rules.phrasebook)
+    fixed |= {said.text("journal_failed_say"), said.text("journal_rewritten_say")}
+    assert set(fixed_phrases(game)) == fixed
+    assert set(rare_phrases(game)) == rare - fixed

@@ -35,7 +35,7 @@ def test_final_result_with_the_same_words_changes_only_their_times(tmp_path):
     assert [live.game.book.render(o) for o in live.hear(partial)] == ["Принят номер 3"]
     final = spoken(t + 0.1, "выставляю", "номер", "три", step=0.55)
     assert live.hear([Revision(partial, final)]) == []
-    heard = [e for _, e in live.entries if e["type"] == "word"]
+    heard = [e.event for e in live.entries if e.event["type"] == "word"]
     assert [w["start"] for w in heard] == [round(w.start, 2) for w in final]  # to the centisecond
 
 
@@ -107,8 +107,8 @@ def test_a_resumed_game_keeps_the_revised_words(tmp_path):
     live.close()
     game, writer, resumed, _ = open_table(live.game.rules, tmp_path / "j.jsonl", resume=True)
     writer.close()
-    assert game.today == [8] and [e for _, e in resumed if e["type"] == "word"] == \
-        [e for _, e in entries if e["type"] == "word"]
+    assert game.today == [8] and [e.event for e in resumed if e.event["type"] == "word"] == \
+        [e.event for e in entries if e.event["type"] == "word"]
 
 
 def test_a_revision_during_an_undo_only_adds_its_new_words(tmp_path):

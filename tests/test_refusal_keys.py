@@ -13,16 +13,20 @@ from tests.liveparts import play_typed
 from voicehost.errors import InputError
 from voicehost.game.events import parse_event
 from voicehost.phrasebook import load_phrasebook
+from voicehost.refusals import RefuseKey
 
 ROOT = Path(__file__).resolve().parent.parent / "voicehost"
-KEY_ARGUMENT = re.compile(r'\bkey="([a-z_]+)"')  # a refusal's key, as every raise names it
+SPELLED_KEY = re.compile(r'\bkey=f?"')  # a refusal's key spelled as text, not read from the registry
 
 
 def refusal_keys() -> set[str]:
-    keys: set[str] = set()
-    for path in ROOT.rglob("*.py"):
-        keys |= set(KEY_ARGUMENT.findall(path.read_text("utf-8")))
-    return keys
+    return {key.value for key in RefuseKey}
+
+
+def test_every_refusal_is_raised_with_a_registry_key_not_spelled_text():
+    spelled = [f"{path.relative_to(ROOT)}:{number}" for path in sorted(ROOT.rglob("*.py"))
+               for number, line in enumerate(path.read_text("utf-8").splitlines(), 1) if SPELLED_KEY.search(line)]
+    assert not spelled, spelled
 
 
 def test_every_refusal_key_used_is_in_the_russian_and_ukrainian_phrasebooks():

@@ -225,7 +225,7 @@ def test_the_host_names_players_on_the_page_and_everyone_sees_the_names():
             assert answer.status == 200
             seats = {s["seat"]: s for s in (await answer.json())["seats"]}
             assert seats[3]["name"] == "Алиса" and seats[4]["name"] == ""
-            assert live.entries[-1][1] == {"type": "names", "names": {"3": "Алиса"}}
+            assert live.entries[-1].event == {"type": "names", "names": {"3": "Алиса"}}
             assert (await post(client, "/api/input", {"type": "setup", "roles": ROLES}, csrf)).status == 200
             table = await (await client.get("/api/table")).json()
             assert table["names"] == {"3": "Алиса"}
@@ -269,5 +269,5 @@ def test_a_judge_cannot_name_players():
             assert (await client.post(f"/pair/{token}", headers={"Origin": client.origin})).status == 200
             judge = await (await client.get("/api/state")).json()
             answer = await post(client, "/api/input", {"type": "names", "names": {"1": "Алиса"}}, judge["csrf"])
-            assert answer.status == 403 and not any(e.get("type") == "names" for _, e in live.entries)
+            assert answer.status == 403 and not any(e.event.get("type") == "names" for e in live.entries)
     run_async(go())

@@ -127,7 +127,7 @@ def test_seating_from_the_roster_by_lot_and_in_order(tmp_path):
             body = await done.json()
             assert body["seated"] == {str(i): n for i, n in enumerate(ROSTER[:9] + ["Лёва"], start=1)}
             assert in_words(body["message"])
-            assert hub.live.entries[-1][1]["type"] == "seating"   # journaled as any input
+            assert hub.live.entries[-1].event["type"] == "seating"   # journaled as any input
 
             drawn = await post(client, "/api/series/seating", {"names": ROSTER[1:], "draw": True}, csrf)
             assert drawn.status == 200

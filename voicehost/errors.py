@@ -2,6 +2,10 @@
 exit code 2) or a 4xx (web); nothing below them prints or exits."""
 from __future__ import annotations
 
+from typing import Literal
+
+from voicehost.refusals import RefuseKey
+
 
 class VoicehostError(Exception):
     """Base of every error voicehost reports to a person.
@@ -25,7 +29,10 @@ class DataError(VoicehostError):
 class InputError(VoicehostError):
     """Input that cannot be read: malformed JSON, missing or mistyped fields."""
 
-    def __init__(self, message: str, *, key: str = "", values: dict[str, object] | None = None) -> None:
+    key: RefuseKey | Literal[""]
+
+    def __init__(self, message: str, *, key: RefuseKey | Literal[""] = "",
+                 values: dict[str, object] | None = None) -> None:
         self.key = key
         self.values = values or {}
         super().__init__(message)
@@ -36,7 +43,9 @@ class GameError(VoicehostError):
 
     Carries the input and the phase, so every message names both."""
 
-    def __init__(self, message: str, *, phase: str = "", event: str = "", key: str = "",
+    key: RefuseKey | Literal[""]
+
+    def __init__(self, message: str, *, phase: str = "", event: str = "", key: RefuseKey | Literal[""] = "",
                  values: dict[str, object] | None = None) -> None:
         self.reason = message
         self.phase = phase

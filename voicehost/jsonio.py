@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from voicehost.errors import InputError, VoicehostError
+from voicehost.refusals import RefuseKey
 
 MAX_FILE = 16 * 1024 * 1024   # no file voicehost writes is near this; a larger one is not ours
 
@@ -39,16 +40,16 @@ def read_json_file(path: Path, what: str, *, error: type[VoicehostError] = Input
     try:
         if path.stat().st_size > max_bytes:
             raise _error(error, f"{path}: larger than {max_bytes // 1024 // 1024} MB, not a {what}",
-                         "file_damaged", values)
+                         RefuseKey.FILE_DAMAGED, values)
         return loads_strict(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise _error(error, f"{path}: no such file", "file_missing", values) from None
+        raise _error(error, f"{path}: no such file", RefuseKey.FILE_MISSING, values) from None
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         why = exc.strerror if isinstance(exc, OSError) else "not JSON"
-        raise _error(error, f"{path}: cannot read the {what} ({why})", "file_damaged", values) from None
+        raise _error(error, f"{path}: cannot read the {what} ({why})", RefuseKey.FILE_DAMAGED, values) from None
 
 
-def _error(error: type[VoicehostError], message: str, key: str, values: dict[str, object]) -> VoicehostError:
+def _error(error: type[VoicehostError], message: str, key: RefuseKey, values: dict[str, object]) -> VoicehostError:
     if issubclass(error, InputError):
         return error(message, key=key, values=values)
     return error(message)

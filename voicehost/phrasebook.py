@@ -28,7 +28,7 @@ SECTIONS = ("say", "explain", "cards", "refuse", "inputs", "phase", "status", "f
 _INPUT_VALUES = ("input", "wanted")
 
 
-def format_value(value: Any) -> str:
+def format_value(value: object) -> str:
     """A value as the table reads it, in every text of the phrasebook (the
     moderator's, the page's, the live table's): a list as "1, 2, 3", a number
     without a trailing ".0" (10.0 -> "10", 1.5 -> "1.5")."""
@@ -39,12 +39,12 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
-def formatted(values: Mapping[str, Any]) -> dict[str, str]:
+def formatted(values: Mapping[str, object]) -> dict[str, str]:
     """Every value of a text's placeholders, formatted by `format_value`."""
     return {key: format_value(value) for key, value in values.items()}
 
 
-def verdict_values(event: Nomination, rules: RuleOptions) -> tuple[str, dict[str, Any]]:
+def verdict_values(event: Nomination, rules: RuleOptions) -> tuple[str, dict[str, object]]:
     """Why a nomination was refused: the explanation's key and its values."""
     if event.reason == "wrong_form" and event.culprit is None:
         return "extra_words_required", {"word": " ".join(rules.required_fillers)}
@@ -67,10 +67,10 @@ class Phrasebook:
     floor: dict[str, str]
     status_floor: dict[str, str]
 
-    def text(self, key: str, **values: Any) -> str:
+    def text(self, key: str, **values: object) -> str:
         return self.say[key].format(**formatted(values))
 
-    def explanation(self, reason: str, **values: Any) -> str:
+    def explanation(self, reason: str, **values: object) -> str:
         return self.explain[reason].format(**formatted(values))
 
     def render(self, output: Output) -> str:

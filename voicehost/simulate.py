@@ -21,6 +21,7 @@ from voicehost.game.protocol import protocol_text
 from voicehost.journal import Journal, Table, replay_scan, scan_file
 from voicehost.journal.keys import key_path
 from voicehost.jsonio import NotANumber, loads_strict
+from voicehost.refusals import RefuseKey
 from voicehost.rules import RuleOptions
 
 
@@ -52,10 +53,10 @@ class Simulation:
         kind = event_type(event)
         if self.game.phase is Phase.GAME_OVER:
             return self.game.error(f"'{kind}' does not fit: the game is over", event,
-                                   key="game_over", input=kind)
+                                   key=RefuseKey.GAME_OVER, input=kind)
         wanted = self.game.waiting_for()
         return self.game.error(f"'{kind}' does not fit before the game gets '{wanted}'", event,
-                               key="does_not_fit_waiting", input=kind, wanted=wanted or "")
+                               key=RefuseKey.DOES_NOT_FIT_WAITING, input=kind, wanted=wanted or "")
 
     def run_on(self) -> None:
         """The script is over: let the game run until it needs input or ends."""

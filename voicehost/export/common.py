@@ -45,7 +45,7 @@ class Notes:
         self.book = load_phrasebook(phrasebook)
         self.lines: list[str] = []
 
-    def add(self, key: str, **values: Any) -> None:
+    def add(self, key: str, **values: object) -> None:
         self.lines.append(self.book.text(key, **values))
 
     def text(self) -> str:

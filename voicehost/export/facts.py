@@ -82,9 +82,9 @@ def collect(game: Moderator, entries: Entries) -> Facts:
     """The facts of `game`, whose accepted inputs are `entries` (a Table's, or a journal's)."""
     watched = new_game(game.rules)
     facts = Facts(game.rules.name, game.rules.language, 0.0, {}, {}, None, Record())
-    for t, event in entries:
+    for entry in entries:
         try:
-            _watch(watched, facts, t, event)
+            _watch(watched, facts, entry.t, entry.event)
         except VoicehostError:
             continue  # an entry that no longer fits is passed over, as in journal.rebuild
     if protocol(watched) != protocol(game) or watched.phase is not game.phase:

@@ -25,6 +25,7 @@ from voicehost.game.events import (
 )
 from voicehost.game.floors import nominated_by_hand
 from voicehost.game.model import Phase
+from voicehost.refusals import RefuseKey
 
 if TYPE_CHECKING:
     from voicehost.game.moderator import Moderator
@@ -41,7 +42,7 @@ def admit(game: Moderator, event: Event) -> None:
         wanted = game.waiting_for()
         needs = f"here: the game waits for '{wanted}'" if wanted else "here"
         raise game.error(f"'{event_type(event)}' does not fit {needs}", event,
-                         key="does_not_fit_waiting" if wanted else "does_not_fit",
+                         key=RefuseKey.DOES_NOT_FIT_WAITING if wanted else RefuseKey.DOES_NOT_FIT,
                          input=event_type(event), wanted=wanted or "")
     _check_content(game, event)
 
@@ -50,7 +51,7 @@ def precheck(game: Moderator, event: Event) -> None:
     """Refuse an input that can never fit, wherever the game goes next."""
     if isinstance(event, Setup):
         if game.phase is not Phase.SETUP:
-            raise game.error("the game is already set up", event, key="already_set_up")
+            raise game.error("the game is already set up", event, key=RefuseKey.ALREADY_SET_UP)
         game.variant.check_deal(game, event.roles)
         return
     if isinstance(event, Seating):
@@ -60,25 +61,25 @@ def precheck(game: Moderator, event: Event) -> None:
         return
     if game.phase is Phase.SETUP:
         raise game.error("the game has no setup yet: the first input must be 'setup'", event,
-                         key="no_setup")
+                         key=RefuseKey.NO_SETUP)
     kind = event_type(event)
     if isinstance(event, Protest):
         _precheck_protest(game, event)
     if game.phase is Phase.GAME_OVER and kind not in ("best_player", "worst_player", "protest"):
-        raise game.error(f"the game is over; '{kind}' cannot follow it", event, key="game_over",
+        raise game.error(f"the game is over; '{kind}' cannot follow it", event, key=RefuseKey.GAME_OVER,
                          input=kind)
     if isinstance(event, Speech) and event.seat not in game.alive and not (
         game.floor and game.floor.seat == event.seat
     ) and event.seat not in (s for s, _ in game.floor_queue):
         raise game.error(f"seat {event.seat} is out of the game and has no floor", event,
-                         key="no_floor_for_seat", seat=event.seat)
+                         key=RefuseKey.NO_FLOOR_FOR_SEAT, seat=event.seat)
     if isinstance(event, SeatEvent):
         _precheck_seat_event(game, event)
     if isinstance(event, BestMove) and (
         game.best_move is not None or (game.day >= 2 and not game.variant.best_move_floor(game))
     ):
         raise game.error("a best move fits only in the last word of the player killed on night 2",
-                         event, key="best_move_not_here")
+                         event, key=RefuseKey.BEST_MOVE_NOT_HERE)
 
 
 def _precheck_seating(game: Moderator, event: Seating) -> None:
@@ -86,21 +87,21 @@ def _precheck_seating(game: Moderator, event: Seating) -> None:
     from voicehost.series.names import name_key
 
     if game.phase is not Phase.SETUP:
-        raise game.error("the seats are taken before the deal", event, key="seating_late")
+        raise game.error("the seats are taken before the deal", event, key=RefuseKey.SEATING_LATE)
     keys = [name_key(n) for n in event.names.values()]
     twice = next((n for n in event.names.values() if keys.count(name_key(n)) > 1), None)
     if twice is not None:
-        raise game.error(f"{twice!r} is seated twice", event, key="seating_twice", word=twice)
+        raise game.error(f"{twice!r} is seated twice", event, key=RefuseKey.SEATING_TWICE, word=twice)
 
 
 def _precheck_protest(game: Moderator, event: Protest) -> None:
     """1.8.1: a protest comes after the game's end, once, from a team at the table."""
     if game.phase is not Phase.GAME_OVER:
-        raise game.error("a protest is taken only after the game has ended", event, key="protest_early")
+        raise game.error("a protest is taken only after the game has ended", event, key=RefuseKey.PROTEST_EARLY)
     if game.state.record.protest is not None:
-        raise game.error("this game's protest is already recorded", event, key="protest_twice")
+        raise game.error("this game's protest is already recorded", event, key=RefuseKey.PROTEST_TWICE)
     if event.team not in {game.side(seat) for seat in game.seats()}:
-        raise game.error(f"no team {event.team!r} plays this game", event, key="protest_team",
+        raise game.error(f"no team {event.team!r} plays this game", event, key=RefuseKey.PROTEST_TEAM,
                          word=event.team)
 
 
@@ -108,14 +109,14 @@ def _precheck_seat_event(game: Moderator, event: SeatEvent) -> None:
     seat = event.seat
     if event.type in ("best_player", "worst_player") and seat is not None and seat not in game.seats():
         raise game.error(f"seat {seat} is not at this table (seats 1..{max(game.seats())})", event,
-                         key="not_at_table", seat=seat, count=max(game.seats()))
+                         key=RefuseKey.NOT_AT_TABLE, seat=seat, count=max(game.seats()))
     refusal = game.variant.precheck_seat_event(game, event)
     if refusal is not None:
         raise refusal
     in_own_last_word = seat is not None and event.type != "shot" and game.in_own_last_word(seat)
     if event.type in (*ANYTIME, "shot") and seat is not None and seat not in game.alive \
             and not in_own_last_word:
-        raise game.error(f"seat {seat} is not in the game", event, key="seat_out", seat=seat)
+        raise game.error(f"seat {seat} is not in the game", event, key=RefuseKey.SEAT_OUT, seat=seat)
 
 
 def fits(game: Moderator, event: Event) -> bool:
@@ -155,7 +156,7 @@ def _check_content(game: Moderator, event: Event) -> None:
         voters = len(game.alive)
         if event.count > voters:
             raise game.error(f"{event.count} votes to lift, but only {voters} players vote", event,
-                             key="lift_too_many", count=event.count, voters=voters)
+                             key=RefuseKey.LIFT_TOO_MANY, count=event.count, voters=voters)
     elif isinstance(event, BestMove):
         _check_best_move(game, event)
     elif isinstance(event, Control):
@@ -165,7 +166,7 @@ def _check_content(game: Moderator, event: Event) -> None:
         strangers = [s for s in seats if s not in game.alive]
         if strangers or len(set(seats)) != len(seats):
             raise game.error(f"candidates must be distinct players in the game, got {seats}", event,
-                             key="candidates_distinct", seats=seats)
+                             key=RefuseKey.CANDIDATES_DISTINCT, seats=seats)
     elif isinstance(event, SeatEvent):
         _check_seat_event(game, event)
 
@@ -176,15 +177,15 @@ def _check_votes(game: Moderator, event: Votes) -> None:
     if strangers:
         raise game.error(f"seat {strangers[0]} is not a candidate in this vote "
                          f"(candidates: {', '.join(map(str, game.candidates))})", event,
-                         key="not_a_candidate", seat=strangers[0], candidates=game.candidates)
+                         key=RefuseKey.NOT_A_CANDIDATE, seat=strangers[0], candidates=game.candidates)
     voters, last = len(game.alive), game.candidates[-1]
     total = sum(given.values())
     if last in given and total != voters:
         raise game.error(f"the counts add up to {total}, but {voters} players vote", event,
-                         key="counts_not_voters", total=total, voters=voters)
+                         key=RefuseKey.COUNTS_NOT_VOTERS, total=total, voters=voters)
     if total > voters:
         raise game.error(f"the counts add up to {total}, more than the {voters} alive players", event,
-                         key="counts_too_many", total=total, voters=voters)
+                         key=RefuseKey.COUNTS_TOO_MANY, total=total, voters=voters)
 
 
 def _check_best_move(game: Moderator, event: BestMove) -> None:
@@ -193,7 +194,7 @@ def _check_best_move(game: Moderator, event: BestMove) -> None:
     named = list(event.seats)
     if len(named) != 3 or len(set(named)) != 3 or seat in named:
         raise game.error(f"a best move names three other seats, got {named}", event,
-                         key="best_move_three", seats=named)
+                         key=RefuseKey.BEST_MOVE_THREE, seats=named)
     refusal = game.variant.best_move_refusal(game, event, seat)
     if refusal is not None:
         raise refusal
@@ -202,14 +203,14 @@ def _check_best_move(game: Moderator, event: BestMove) -> None:
 def _check_control(game: Moderator, event: Control) -> None:
     kind = event.type
     if game.phase is Phase.GAME_OVER:
-        raise game.error(f"the game is over; nothing to {kind}", event, key="game_over",
+        raise game.error(f"the game is over; nothing to {kind}", event, key=RefuseKey.GAME_OVER,
                          input=kind)
     if kind == "pause" and game.paused_at is not None:
-        raise game.error("the game is already paused", event, key="already_paused")
+        raise game.error("the game is already paused", event, key=RefuseKey.ALREADY_PAUSED)
     if kind == "resume" and game.paused_at is None:
-        raise game.error("the game is not paused", event, key="not_paused")
+        raise game.error("the game is not paused", event, key=RefuseKey.NOT_PAUSED)
     if kind == "next" and game.floor is None:
-        raise game.error("there is no floor to close", event, key="no_floor")
+        raise game.error("there is no floor to close", event, key=RefuseKey.NO_FLOOR)
 
 
 def _check_seat_event(game: Moderator, event: SeatEvent) -> None:
@@ -219,14 +220,14 @@ def _check_seat_event(game: Moderator, event: SeatEvent) -> None:
         reason = context.judge(seat)
         if reason is not None:   # the refusals of 2.3.5-2.3.6, as for a spoken nomination
             raise game.error(f"the nomination of seat {seat} is refused: {reason}", event,
-                             key=f"nominate_{reason}", seat=seat)
+                             key=RefuseKey(f"nominate_{reason}"), seat=seat)
         return
     if event.type == "unfoul" and seat is not None and game.fouls[seat] == 0:
-        raise game.error(f"seat {seat} has no foul to take back", event, key="no_foul",
+        raise game.error(f"seat {seat} has no foul to take back", event, key=RefuseKey.NO_FOUL,
                          seat=seat)
     if event.type in ("best_player", "worst_player") and getattr(game, event.type) is not None:
         raise game.error(f"the {event.type.replace('_', ' ')} is already named", event,
-                         key=f"{event.type}_named")
+                         key=RefuseKey(f"{event.type}_named"))
     refusal = game.variant.seat_event_refusal(game, event)
     if refusal is not None:
         raise refusal

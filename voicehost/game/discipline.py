@@ -22,6 +22,7 @@ from voicehost.game.keys import Key
 from voicehost.game.model import Cause, Elimination, FloorKind, Phase
 from voicehost.game.narration import REMOVAL_SAY
 from voicehost.game.state import GameState
+from voicehost.rules import RemovalCancelsVote
 
 # Phases between the morning and the day's vote result, where a removal
 # cancels that day's vote (2.3.15–2.3.16).
@@ -85,7 +86,7 @@ def removal(game: Context, seat: int, cause: Cause) -> Effects:
         effects.append(CancelDay(seats.day))
         if seats.phase in VOTE_PHASES:
             return [*effects, StartVote()]
-    elif game.rules.removal_cancels_vote == "nearest":
+    elif game.rules.removal_cancels_vote == RemovalCancelsVote.NEAREST:
         effects.append(CancelDay(seats.day + 1))
     floor = state.floors.floor
     if floor is not None and floor.seat == seat:

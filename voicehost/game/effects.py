@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from voicehost.game.keys import Key
 from voicehost.game.model import Cause, FloorKind, Phase, Then, Timer
@@ -66,7 +66,7 @@ class Say:
     __slots__ = ("key", "private", "t", "values")
 
     def __init__(self, key: Key, *, private: bool = False, t: float | None = None,
-                 **values: Any) -> None:  # Any: a phrase's values
+                 **values: object) -> None:  # a phrase's values
         self.key, self.private, self.t, self.values = key, private, t, values
 
     def __eq__(self, other: object) -> bool:

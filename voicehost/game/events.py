@@ -14,6 +14,7 @@ from voicehost.errors import InputError
 from voicehost.game.model import SEATS
 from voicehost.jsontypes import JSONObject
 from voicehost.phrases.words import Word, parse_word, parse_words
+from voicehost.refusals import RefuseKey
 from voicehost.series.names import check_name
 
 
@@ -235,9 +236,9 @@ def _seat(value: object, what: str, *, allow_null: bool = False, seats: int = le
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= seats:
         message = f"{what} must be a seat 1..{seats}, got {_shown(value)}"
         if isinstance(value, int) and not isinstance(value, bool):
-            raise InputError(message, key="not_at_table", values={"seat": _shown(value), "count": seats,
+            raise InputError(message, key=RefuseKey.NOT_AT_TABLE, values={"seat": _shown(value), "count": seats,
                                                                   "value": _given(value)})
-        raise InputError(message, key="bad_seat", values={"input": _shown(value), "count": seats,
+        raise InputError(message, key=RefuseKey.BAD_SEAT, values={"input": _shown(value), "count": seats,
                                                           "value": _given(value)})
     return value
 
@@ -245,21 +246,21 @@ def _seat(value: object, what: str, *, allow_null: bool = False, seats: int = le
 def _count(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
         raise InputError(f"{what} must be a whole number of votes, got {_shown(value)}",
-                         key="bad_count", values={"input": _shown(value), "value": _given(value)})
+                         key=RefuseKey.BAD_COUNT, values={"input": _shown(value), "value": _given(value)})
     return value
 
 
 def _roles(value: object, seats: int) -> dict[int, str]:
     if not isinstance(value, dict):
         raise InputError(f"setup 'roles' must map seats 1..{seats} to roles",
-                         key="deal_not_a_map", values={"count": seats})
+                         key=RefuseKey.DEAL_NOT_A_MAP, values={"count": seats})
     roles: dict[int, str] = {}
     for key, name in value.items():
         seat = _seat(key, f"setup seat {key!r}", seats=seats)
         assert seat is not None  # a deal names no empty seat
         if not isinstance(name, str) or not name:
             raise InputError(f"setup seat {seat}: the role must be a name, got {name!r}",
-                             key="deal_role_not_a_name", values={"seat": seat, "value": _given(name)})
+                             key=RefuseKey.DEAL_ROLE_NOT_A_NAME, values={"seat": seat, "value": _given(name)})
         roles[seat] = name
     return roles
 
@@ -267,14 +268,14 @@ def _roles(value: object, seats: int) -> dict[int, str]:
 def _names(value: object, size: int) -> dict[int, str]:
     if not isinstance(value, dict) or not value:
         raise InputError(f"names 'names' must map seats 1..{size} to names",
-                         key="names_not_a_map", values={"count": size})
+                         key=RefuseKey.NAMES_NOT_A_MAP, values={"count": size})
     names: dict[int, str] = {}
     for key, name in value.items():
         seat = _seat(key, f"names seat {key!r}", seats=size)
         assert seat is not None  # a seat is required here
         if not isinstance(name, str) or not name.isprintable() or len(name.strip()) > NAME_LENGTH:
             raise InputError(f"names seat {seat}: a name must be one line of at most {NAME_LENGTH} "
-                             f"characters, got {name!r}", key="name_bad",
+                             f"characters, got {name!r}", key=RefuseKey.NAME_BAD,
                              values={"seat": seat, "limit": NAME_LENGTH, "value": _given(name)})
         names[seat] = check_name(name) if name.strip() else ""
     return names
@@ -283,24 +284,24 @@ def _names(value: object, size: int) -> dict[int, str]:
 def parse_protest(data: Mapping[str, object]) -> Protest:
     team, votes, outcome = data.get("team"), data.get("votes"), data.get("outcome")
     if team not in PROTEST_TEAMS:
-        raise InputError(f"a protest's team is red or black, got {_shown(team)}", key="protest_team",
+        raise InputError(f"a protest's team is red or black, got {_shown(team)}", key=RefuseKey.PROTEST_TEAM,
                          values={"word": _shown(team)})
     if isinstance(votes, bool) or not isinstance(votes, int) or not 0 <= votes <= len(SEATS):
         raise InputError(f"a protest's votes are a number 0..{len(SEATS)}, got {_shown(votes)}",
-                         key="protest_votes", values={"word": _shown(votes)})
+                         key=RefuseKey.PROTEST_VOTES, values={"word": _shown(votes)})
     if outcome not in PROTEST_OUTCOMES:
         raise InputError(f"a protest's outcome is changed, annulled or replayed, got {_shown(outcome)}",
-                         key="protest_outcome", values={"word": _shown(outcome)})
+                         key=RefuseKey.PROTEST_OUTCOME, values={"word": _shown(outcome)})
     return Protest(team, votes, outcome)
 
 
 def parse_event(data: object, size: int = len(SEATS)) -> Event:
     """One input from its JSON form; `size` is the table's last seat (10, or up to 11 in city)."""
     if not isinstance(data, dict):
-        raise InputError("an event must be a JSON object with a 'type'", key="event_not_object")
+        raise InputError("an event must be a JSON object with a 'type'", key=RefuseKey.EVENT_NOT_OBJECT)
     kind = data.get("type")
     if kind not in EVENT_TYPES:
-        raise InputError(f"unknown event type {_shown(kind)}", key="event_unknown",
+        raise InputError(f"unknown event type {_shown(kind)}", key=RefuseKey.EVENT_UNKNOWN,
                          values={"input": _shown(kind)})
     def seat(value: object, what: str) -> int:
         found = _seat(value, what, seats=size)
@@ -316,12 +317,12 @@ def parse_event(data: object, size: int = len(SEATS)) -> Event:
     if kind == "seating":
         names = _names(data.get("names"), size)
         if not all(names.values()):
-            raise InputError("seating names every player; an empty name is not a player", key="seating_empty")
+            raise InputError("seating names every player; an empty name is not a player", key=RefuseKey.SEATING_EMPTY)
         return Seating(names)
     if kind == "candidates":
         chosen = data.get("seats")
         if not isinstance(chosen, list):
-            raise InputError("candidates 'seats' must be a list of seats", key="candidates_not_a_list")
+            raise InputError("candidates 'seats' must be a list of seats", key=RefuseKey.CANDIDATES_NOT_A_LIST)
         return Candidates(tuple(seat(s, "candidates seat") for s in chosen))
     if kind == "word":
         return Heard(parse_word(data, "word"))
@@ -330,12 +331,12 @@ def parse_event(data: object, size: int = len(SEATS)) -> Event:
     if kind == "votes":
         counts = data.get("counts")
         if not isinstance(counts, dict) or not counts:
-            raise InputError("votes 'counts' must map candidate seats to vote counts", key="votes_not_a_map")
+            raise InputError("votes 'counts' must map candidate seats to vote counts", key=RefuseKey.VOTES_NOT_A_MAP)
         parsed: dict[int, int] = {}
         for key, value in counts.items():
             candidate = seat(key, f"votes candidate {key!r}")
             if candidate in parsed:
-                raise InputError(f"votes name seat {candidate} twice", key="votes_seat_twice",
+                raise InputError(f"votes name seat {candidate} twice", key=RefuseKey.VOTES_SEAT_TWICE,
                                  values={"seat": candidate})
             parsed[candidate] = _count(value, f"votes for {key}")
         return Votes(parsed)
@@ -344,12 +345,12 @@ def parse_event(data: object, size: int = len(SEATS)) -> Event:
     if kind == "best_move":
         named = data.get("seats")
         if not isinstance(named, list):
-            raise InputError("best_move 'seats' must be a list of three seats", key="best_move_not_a_list")
+            raise InputError("best_move 'seats' must be a list of three seats", key=RefuseKey.BEST_MOVE_NOT_A_LIST)
         return BestMove(tuple(seat(s, "best_move seat") for s in named))
     if kind in CONTROLS:
         return Control(EventType(kind))
     if "seat" not in data:
-        raise InputError(f"{kind} needs a 'seat'", key="needs_seat", values={"input": kind})
+        raise InputError(f"{kind} needs a 'seat'", key=RefuseKey.NEEDS_SEAT, values={"input": kind})
     return SeatEvent(EventType(kind), _seat(data["seat"], f"{kind} 'seat'", seats=size, allow_null=kind in NULLABLE))
 
 

@@ -34,6 +34,7 @@ from voicehost.phrases.listener import (
     SpeechEnd,
     SpeechListener,
 )
+from voicehost.rules import Silence
 
 FLOOR_PHASES = {FloorKind.SPEECH: Phase.SPEECH, FloorKind.TIE: Phase.TIE_SPEECH,
                 FloorKind.LAST_WORD: Phase.LAST_WORD}
@@ -94,7 +95,7 @@ def speech_seconds(game: Context, seat: int) -> tuple[float, Effects]:
     if seat not in silenced:
         return rules.speech_seconds, []
     few = len(game.state.seats.alive)
-    if rules.silence == "skip":
+    if rules.silence == Silence.SKIP:
         if few <= 3:
             return rules.speech_seconds, []
         return 0.0, [say(Key.SILENCED_SKIPS, seat=seat)]

@@ -100,6 +100,35 @@ class Key(StrEnum):
     VOTE_THANKS = "vote_thanks"
     WORST_PLAYER = "worst_player"
 
+    @property
+    def values(self) -> frozenset[str]:
+        """The values this key is said with (a subset may be given)."""
+        return VALUES[self]
+
+    @property
+    def open_ended(self) -> bool:
+        """Whether a value has no bound (a list of seats, the seating): such a
+        line is synthesized when said, never prerendered."""
+        return bool(VALUES[self] & OPEN_VALUES)
+
+    @property
+    def prerenderable(self) -> bool:
+        """Whether the line has a value and every value has few possibilities at
+        a table (seats 1..10, a count up to 10, a role's card, the rules' own
+        silenced-speech lengths): the table renders each line once and keeps it."""
+        return bool(VALUES[self]) and VALUES[self] <= FINITE_VALUES
+
+    @property
+    def frequent(self) -> bool:
+        """Whether the line is said at nearly every table every day (kept in memory
+        from start-up; the other prerenderable lines wait on disk until said)."""
+        return self in FREQUENT
+
+    def counts(self, max_seat: int) -> range:
+        """The counts this line is said with: a count of votes or players (0..max_seat)
+        unless the key has fewer (a foul is the 1st or 2nd; the 3rd has its own line)."""
+        return COUNTS.get(self, range(max_seat + 1))
+
 
 # What each key is said with (a subset may be given: `accepted` has a club's `phrase` or not).
 _WITH: dict[tuple[str, ...], tuple[Key, ...]] = {
@@ -184,5 +213,11 @@ _WITH: dict[tuple[str, ...], tuple[Key, ...]] = {
 }
 # Values with no bound (a list of seats, the seating): lines said with them are open-ended.
 OPEN_VALUES = frozenset({"seats", "players"})
+# Values with few possibilities at a table (a seat, a count, a role's card, a
+# silenced speech's length from the rules). `phrase` (a club's confirmation) is
+# the answers' own (live/speaking.py), and `name` is said only with names on.
+FINITE_VALUES = frozenset({"seat", "count", "card", "seconds"})
+FREQUENT = frozenset({Key.VOTE_QUESTION, Key.LEAVES, Key.KILLED, Key.NUMBER})
+COUNTS: Mapping[Key, range] = {Key.FOUL: range(1, 3), Key.UNFOUL: range(4)}
 
 VALUES: Mapping[Key, frozenset[str]] = {key: frozenset(names) for names, keys in _WITH.items() for key in keys}

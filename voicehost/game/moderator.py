@@ -21,8 +21,8 @@ journal of inputs with their times replays to the identical game."""
 from __future__ import annotations
 
 import copy
-from enum import StrEnum
-from typing import Any
+from enum import Enum, StrEnum
+from typing import Literal
 
 from voicehost.errors import GameError
 from voicehost.game import apply, discipline, floors, narration, scoring
@@ -54,6 +54,7 @@ from voicehost.game.views import StateView
 from voicehost.phrasebook import Phrasebook, load_phrasebook
 from voicehost.phrases.grammar import Grammar, load_grammar
 from voicehost.phrases.words import Word
+from voicehost.refusals import RefuseKey
 from voicehost.rules import RuleOptions
 
 
@@ -119,16 +120,16 @@ class Moderator(StateView):
     def _save(self) -> GameState:
         """A copy of the state; what never changes (grammar, rules, the game
         itself as the listener's context) is shared, not copied."""
-        memo: dict[int, Any] = {id(self): self, id(self.grammar): self.grammar,
-                                id(self.rules): self.rules}
+        memo: dict[int, object] = {id(self): self, id(self.grammar): self.grammar,
+                                   id(self.rules): self.rules}
         return copy.deepcopy(self.state, memo)
 
     def copy(self) -> Moderator:
         """An independent game to go on from this one. The state is copied;
         the rules, grammar and phrasebook never change, and the outputs said
         so far are frozen: those are shared (the copy's list is its own)."""
-        memo: dict[int, Any] = {id(self.grammar): self.grammar, id(self.rules): self.rules,
-                                id(self.book): self.book, id(self.outputs): list(self.outputs)}
+        memo: dict[int, object] = {id(self.grammar): self.grammar, id(self.rules): self.rules,
+                                   id(self.book): self.book, id(self.outputs): list(self.outputs)}
         return copy.deepcopy(self, memo)
 
     def advance(self, now: float) -> list[Output]:
@@ -179,8 +180,8 @@ class Moderator(StateView):
             detail = f"{phase.value}, round {self.state.day.vote_round}"
         return f"{stage}, {detail}"
 
-    def error(self, message: str, event: Event | None = None, *, key: str = "",
-              **values: Any) -> GameError:
+    def error(self, message: str, event: Event | None = None, *, key: RefuseKey | Literal[""] = "",
+              **values: object) -> GameError:
         """A refusal: the English message for the log, and the phrasebook's
         [refuse] key with its values for the table's language."""
         return GameError(message, phase=self.where(), event=event_type(event) if event else "",
@@ -228,7 +229,7 @@ class Moderator(StateView):
             self.state.floors.listener = None
 
     def say(self, key: Key, *, private: bool = False, t: float | None = None,
-            **values: Any) -> None:
+            **values: object) -> None:
         self.outputs.append(narration.said(self.state, self.rules, fx.Say(key, private=private, t=t, **values)))
 
     # ------------------------------------------------------ applying decisions
@@ -356,7 +357,7 @@ class Moderator(StateView):
         return sorted(self.state.seats.roles) if self.state.seats.roles else list(
             range(1, self.variant.default_seats + 1))
 
-    def seat_of(self, role: Any) -> int:
+    def seat_of(self, role: Enum) -> int:
         return next(seat for seat, r in self.state.seats.roles.items() if r is role)
 
     def role_seat(self, role: str) -> int | None:

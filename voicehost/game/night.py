@@ -24,6 +24,7 @@ from voicehost.game.effects import (
 from voicehost.game.keys import Key
 from voicehost.game.model import Cause, FloorKind, Phase, Role, Team, Then, Timer, Winner
 from voicehost.game.records import CheckRecord
+from voicehost.rules import QuietRounds
 
 
 def morning(game: Context) -> Effects:
@@ -73,7 +74,7 @@ def nightfall(game: Context) -> Effects:
 def quiet_draw(game: Context) -> Effects:
     """FIIM 1.5: three rounds (night k ≥ 2 and day k) in a row with nobody leaving."""
     record = game.state.record
-    if game.rules.quiet_rounds != "draw" or game.state.seats.day < 2:
+    if game.rules.quiet_rounds != QuietRounds.DRAW or game.state.seats.day < 2:
         return []
     quiet = len(record.eliminated) == record.eliminated_at_nightfall
     record.quiet_rounds = record.quiet_rounds + 1 if quiet else 0
@@ -159,7 +160,7 @@ def killed(game: Context, seat: int) -> Effects:
 def quiet_red_win(game: Context) -> Effects:
     """4MAFIA 1.7.2: three misses in a row with nobody leaving in between."""
     record = game.state.record
-    if game.rules.quiet_rounds != "red_win":
+    if game.rules.quiet_rounds != QuietRounds.RED_WIN:
         return []
     record.misses += 1
     if record.misses < 3:

@@ -6,8 +6,6 @@ Each function returns what it decided (game/effects.py); the day's vote
 slice of the state it keeps itself."""
 from __future__ import annotations
 
-from typing import Any
-
 from voicehost.game.effects import (
     CheckWin,
     Context,
@@ -23,6 +21,7 @@ from voicehost.game.events import Votes
 from voicehost.game.keys import Key
 from voicehost.game.model import Cause, FloorKind, Phase, Then, Timer
 from voicehost.game.records import VoteRecord
+from voicehost.rules import FirstDayVote, LaterSingleNominee
 
 
 def start_round(game: Context, candidates: tuple[int, ...]) -> Effects:
@@ -66,9 +65,9 @@ def tally(game: Context, event: Votes) -> tuple[list[int], Effects]:
     return [seat for seat in day.candidates if counts[seat] == top], effects
 
 
-def no_vote(game: Context, key: Key, **values: Any) -> Effects:
+def no_vote(game: Context, key: Key, seat: int | None = None) -> Effects:
     game.state.day.vote_resolved = True
-    return [say(key, **values), Nightfall()]
+    return [say(key) if seat is None else say(key, seat=seat), Nightfall()]
 
 
 # ----------------------------------------------------- the sports vote policy
@@ -81,17 +80,17 @@ def start_vote(game: Context) -> Effects:
         return no_vote(game, Key.VOTE_CANCELLED)
     if not nominees:
         return no_vote(game, Key.NO_NOMINEES)
-    if seats.day == 1 and rules.first_day_vote == "none":
+    if seats.day == 1 and rules.first_day_vote == FirstDayVote.NONE:
         return no_vote(game, Key.NO_VOTE_DAY_ONE)
     if seats.day == 1 and len(nominees) == 1:
         return no_vote(game, Key.SINGLE_DAY_ONE, seat=nominees[0])
     if len(nominees) == 1:
         seat = nominees[0]
-        if rules.later_single_nominee == "vote":
+        if rules.later_single_nominee == LaterSingleNominee.VOTE:
             day.vote_round = 1
             game.state.record.votes.append(VoteRecord(seats.day, 1, counts={seat: len(seats.alive)}))
         return [say(Key.SINGLE_NOMINEE, seat=seat), *voted_out(game, seat)]
-    day.lift_only = seats.day == 1 and rules.first_day_vote == "lift_only"
+    day.lift_only = seats.day == 1 and rules.first_day_vote == FirstDayVote.LIFT_ONLY
     return start_round(game, tuple(nominees))
 
 

@@ -26,12 +26,14 @@ import hashlib
 import hmac
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import cast
 
 from voicehost.errors import JournalError
 from voicehost.jsonio import loads_strict
+from voicehost.jsontypes import JSONObject, JSONValue
 from voicehost.rules import RuleOptions, rules_for
 
 VERSION = 5
@@ -44,16 +46,17 @@ _HASH_PREFIX = b',"h":"'
 _SUFFIX_LEN = len(_HASH_PREFIX) + HASH_CHARS + 2      # ,"h":"0123456789"}
 
 
-class Entry(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Entry:
     """One accepted input (or a clock mark: {"type": "tick"}) as the game
-    applied it: its game time and its event, the SPEC's JSON object. A named
-    tuple, so `for t, event in entries` reads as before."""
+    applied it: its game time and its event, the SPEC's JSON object; read
+    as `entry.t` and `entry.event`."""
 
     t: float
-    event: dict[str, Any]
+    event: JSONObject
 
 
-TICK: dict[str, Any] = {"type": "tick"}
+TICK: JSONObject = {"type": "tick"}
 
 
 class TornHeader(JournalError):
@@ -70,25 +73,25 @@ def entry_hash(previous: str, body: bytes, key: bytes | None = None) -> str:
     return hmac.new(key, data, hashlib.sha256).hexdigest()[:HASH_CHARS]
 
 
-def compact(entry: dict[str, Any]) -> dict[str, Any]:
+def compact(entry: JSONObject) -> JSONObject:
     """A recognized word in a short form: {"w": [word, start, end]}, with "t"
     only when it is not the word's start; a clock mark as {"k": t}."""
     event = entry.get("event")
     if event == {"type": "tick"}:
         return {"k": entry["t"]}
     if isinstance(event, dict) and event.get("type") == "word" and set(event) == {"type", "word", "start", "end"}:
-        short: dict[str, Any] = {} if entry["t"] == event["start"] else {"t": entry["t"]}
+        short: JSONObject = {} if entry["t"] == event["start"] else {"t": entry["t"]}
         short["w"] = [event["word"], event["start"], event["end"]]
         return short
     return entry
 
 
-def _is_word(t: float, event: dict[str, Any]) -> bool:
+def _is_word(t: float, event: JSONObject) -> bool:
     return event.get("type") == "word" and set(event) == {"type", "word", "start", "end"} \
         and isinstance(event["word"], str) and not isinstance(t, bool)
 
 
-def _on_grid(values: list[float], unit: int) -> list[int] | None:
+def _on_grid(values: Sequence[object], unit: int) -> list[int] | None:
     out = []
     for value in values:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -100,12 +103,12 @@ def _on_grid(values: list[float], unit: int) -> list[int] | None:
     return out
 
 
-def word_run(entries: list[Entry]) -> dict[str, Any] | None:
+def word_run(entries: list[Entry]) -> JSONObject | None:
     """Heard words applied one after another, as one line; None when some
     entry is no plain word, or its times are on neither grid."""
-    if not entries or not all(_is_word(t, e) for t, e in entries):
+    if not entries or not all(_is_word(e.t, e.event) for e in entries):
         return None
-    flat = [x for t, e in entries for x in (e["start"], e["end"], t)]
+    flat = [x for e in entries for x in (e.event["start"], e.event["end"], e.t)]
     key, whole = "cs", _on_grid(flat, 100)
     if whole is None:
         key, whole = "ms", _on_grid(flat, 1000)
@@ -117,11 +120,11 @@ def word_run(entries: list[Entry]) -> dict[str, Any] | None:
         start, end, t = whole[i:i + 3]
         numbers += [start - previous_end, end - start, t - start]
         previous_end = end
-    words: list[str | int] = [0 if e["word"] == UNK else e["word"] for _, e in entries]
-    return {"ws": words, key: numbers}
+    words: list[JSONValue] = [0 if e.event["word"] == UNK else e.event["word"] for e in entries]
+    return {"ws": words, key: list[JSONValue](numbers)}
 
 
-def _run_entries(entry: dict[str, Any]) -> list[dict[str, Any]]:
+def _run_entries(entry: JSONObject) -> list[JSONObject]:
     words = entry.get("ws")
     keys = set(entry) - {"ws"}
     if len(keys) != 1 or not keys <= {"cs", "ms"}:
@@ -134,34 +137,36 @@ def _run_entries(entry: dict[str, Any]) -> list[dict[str, Any]]:
             or not all(type(n) is int and abs(n) < 10 ** 12 for n in numbers) \
             or not all(w == 0 and type(w) is int or isinstance(w, str) for w in words):
         return [{"bad": True}]
-    out = []
+    whole = cast("list[int]", numbers)   # checked above: whole numbers
+    out: list[JSONObject] = []
     previous_end = 0
     for index, word in enumerate(words):
-        gap, length, late = numbers[3 * index:3 * index + 3]
+        gap, length, late = whole[3 * index:3 * index + 3]
         start = previous_end + gap
         end = start + length
         previous_end = end
-        event = {"type": "word", "word": UNK if word == 0 else word, "start": start / unit, "end": end / unit}
+        event: JSONObject = {"type": "word", "word": UNK if word == 0 else word, "start": start / unit,
+                             "end": end / unit}
         out.append({"t": (start + late) / unit, "event": event})
     return out
 
 
-def run_of_words(words: list[tuple[str, float, float]]) -> dict[str, Any] | list[list[Any]]:
+def run_of_words(words: list[tuple[str, float, float]]) -> JSONValue:
     """Words (a revision's final words) in the short form of a run, or as
     [word, start, end] lists when their times are on neither grid."""
     run = word_run([Entry(start, {"type": "word", "word": w, "start": start, "end": end}) for w, start, end in words])
-    return run if run is not None else [list(word) for word in words]
+    return run if run is not None else [[w, start, end] for w, start, end in words]
 
 
-def words_of_run(data: Any) -> list[dict[str, Any]] | None:
+def words_of_run(data: object) -> list[JSONObject] | None:
     """The word events of a run (`run_of_words`'s), or None if it is not one."""
     if not isinstance(data, dict) or "ws" not in data:
         return None
     entries = _run_entries(data)
-    return None if entries[0].get("bad") else [e["event"] for e in entries]
+    return None if entries[0].get("bad") else [e for entry in entries if isinstance(e := entry["event"], dict)]
 
 
-def _expand(entry: dict[str, Any]) -> list[dict[str, Any]]:
+def _expand(entry: JSONObject) -> list[JSONObject]:
     if "ws" in entry:
         return _run_entries(entry)
     if "k" in entry:
@@ -175,7 +180,7 @@ def _expand(entry: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"t": entry.get("t", word[1]), "event": event}]
 
 
-def encode_line(previous: str, entry: dict[str, Any], key: bytes | None = None) -> tuple[bytes, str]:
+def encode_line(previous: str, entry: JSONObject, key: bytes | None = None) -> tuple[bytes, str]:
     text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     try:
         body = text.encode("utf-8")
@@ -206,8 +211,8 @@ class Scan:
     """What a journal file holds: its checked lines, and where its good part ends."""
 
     path: Path
-    header: dict[str, Any]
-    entries: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (line number, entry)
+    header: JSONObject
+    entries: list[tuple[int, JSONObject]] = field(default_factory=list)  # (line number, entry)
     last_hash: str = ""
     end: int = 0          # bytes of the good part; anything after it is a torn tail
     torn: int = 0         # bytes in the torn tail
@@ -227,7 +232,7 @@ class Scan:
         return game if isinstance(game, str) else None
 
 
-def _parse(raw: bytes) -> dict[str, Any] | None:
+def _parse(raw: bytes) -> JSONObject | None:
     """One line as a JSON object, or None when it cannot be read at all."""
     try:
         data = loads_strict(raw.decode("utf-8"))
@@ -250,7 +255,7 @@ def torn_header(path: Path) -> TornHeader:
                       f"nothing was played): a new game with --journal {path} starts anew in it")
 
 
-def _line(raw: bytes) -> tuple[dict[str, Any], bytes, str | None] | None:
+def _line(raw: bytes) -> tuple[JSONObject, bytes, str | None] | None:
     """A line's entry, the bytes its check covers, and its check (None: it has none)."""
     split = _split(raw)
     body = _parse(split[0]) if split else None
@@ -260,7 +265,7 @@ def _line(raw: bytes) -> tuple[dict[str, Any], bytes, str | None] | None:
     return None if whole is None else (whole, raw, None)
 
 
-def _header_key(path: Path, header: dict[str, Any]) -> bytes | None:
+def _header_key(path: Path, header: JSONObject) -> bytes | None:
     """The key a header's version calls for: none before version 5, whose key lies beside the journal."""
     from voicehost.journal.keys import has_key, read_key
 
@@ -328,7 +333,7 @@ def scan_file(path: Path) -> Scan:
     return scan_bytes(path, data)
 
 
-def header_rules(header: dict[str, Any], where: str) -> RuleOptions:
+def header_rules(header: JSONObject, where: str) -> RuleOptions:
     rules = header.get("rules", {})
     if not isinstance(rules, dict):
         raise JournalError(f"{where}: the header's rules are not a table")
@@ -339,7 +344,7 @@ def header_rules(header: dict[str, Any], where: str) -> RuleOptions:
     return rules_for(name, rules, where=f"{where} header")
 
 
-def checked_entry(number: int, entry: dict[str, Any], where: Path) -> Entry:
+def checked_entry(number: int, entry: JSONObject, where: Path) -> Entry:
     t, event = entry.get("t"), entry.get("event")
     if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) \
             or not isinstance(event, dict) or set(entry) != {"t", "event"}:

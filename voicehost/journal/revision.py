@@ -28,13 +28,13 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from voicehost.errors import JournalError, VoicehostError
 from voicehost.game.events import parse_event
 from voicehost.game.model import Output, OutputKind
 from voicehost.game.moderator import Moderator, new_game
 from voicehost.journal.lines import Entry, run_of_words, words_of_run
+from voicehost.jsontypes import JSONObject
 from voicehost.phrases.words import Word, parse_words
 
 # A provisional word matches its journaled entry to this many seconds (the
@@ -55,13 +55,13 @@ def mark(game: Moderator, entries: list[Entry]) -> Mark:
     return Mark(len(entries), game.copy())
 
 
-def revise_json(start: int, places: list[int], new: list[Word] | tuple[Word, ...]) -> dict[str, Any]:
+def revise_json(start: int, places: list[int], new: list[Word] | tuple[Word, ...]) -> JSONObject:
     """The journal entry of a revision: the mark, the provisional words' places after it, the final words."""
     return {"type": "revise", "from": start, "old": [p - start for p in places],
             "new": run_of_words([(w.word, w.start, w.end) for w in new])}
 
 
-def _is_word(entry: dict[str, Any], word: Word) -> bool:
+def _is_word(entry: JSONObject, word: Word) -> bool:
     if entry.get("type") != "word" or entry.get("word") != word.word:
         return False
     start, end = entry.get("start"), entry.get("end")
@@ -115,8 +115,8 @@ def take_over(game: Moderator, other: Moderator) -> None:
     `other` (a speech's listener) names `game` instead."""
     if other is game:
         return
-    memo: dict[int, Any] = {id(other): game, id(other.rules): other.rules, id(other.grammar): other.grammar,
-                            id(other.book): other.book, id(other.outputs): list(other.outputs)}
+    memo: dict[int, object] = {id(other): game, id(other.rules): other.rules, id(other.grammar): other.grammar,
+                               id(other.book): other.book, id(other.outputs): list(other.outputs)}
     for name, value in vars(other).items():
         setattr(game, name, copy.deepcopy(value, memo))
 
@@ -184,7 +184,7 @@ class ReplayRevisions:
     only when the journal has such entries (`legacy`; a version 3 journal
     resumed by this voicehost goes on with entries that say it)."""
 
-    def __init__(self, path: Path, events: list[Any]) -> None:
+    def __init__(self, path: Path, events: list[object]) -> None:
         self.path = path
         revisions = [e for e in events if isinstance(e, dict) and e.get("type") == "revise"]
         self.starts = [e["from"] for e in revisions if type(e.get("from")) is int]
@@ -195,7 +195,7 @@ class ReplayRevisions:
     def see(self, number: int, entry: Entry, game: Moderator, entries: list[Entry]) -> list[Entry] | None:
         """Called before each entry is replayed. For a `revise` entry, `game`
         is revised (in place) and its accepted inputs returned; else None."""
-        t, event = entry
+        t, event = entry.t, entry.event
         kind = event.get("type")
         if self.legacy:
             if kind == "undo":
@@ -225,13 +225,13 @@ class ReplayRevisions:
         self.mark = self.legacy_mark = None
         return entries
 
-    def _read_legacy(self, event: dict[str, Any], entries: list[Entry]) -> tuple[list[Word], list[int]]:
+    def _read_legacy(self, event: JSONObject, entries: list[Entry]) -> tuple[list[Word], list[int]]:
         """Version 3: both word lists, the provisional words found after the mark."""
         old = parse_words(event["old"], "old")
         start = self.legacy_mark.index if self.legacy_mark is not None else 0
         return parse_words(event["new"], "new"), find_places(entries, start, old)
 
-    def _read(self, event: dict[str, Any], entries: list[Entry]) -> tuple[list[Word], list[int]]:
+    def _read(self, event: JSONObject, entries: list[Entry]) -> tuple[list[Word], list[int]]:
         start, offsets, items = event["from"], event["old"], event["new"]
         run = words_of_run(items)
         if run is not None:
@@ -246,5 +246,5 @@ class ReplayRevisions:
                     or entries[place].event.get("type") != "word":
                 raise JournalError(f"no provisional word at {offset} after the mark")
             places.append(place)
-        new = parse_words([{"word": w, "start": s, "end": e} for w, s, e in items], "new")
+        new = parse_words([{"word": i[0], "start": i[1], "end": i[2]} for i in items if isinstance(i, list)], "new")
         return new, places

@@ -10,7 +10,7 @@ holds the game as it now stands."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from voicehost.errors import GameError, JournalError, JournalWriteError, VoicehostError
 from voicehost.game.events import HOST_INPUTS, Event, Heard, event_to_json
@@ -19,19 +19,20 @@ from voicehost.game.moderator import Moderator, new_game
 from voicehost.journal.lines import TICK, Entry, Scan, checked_entry, header_rules, scan_file
 from voicehost.journal.revision import Mark, ReplayRevisions, apply_entry, replay_from, revise, take_over
 from voicehost.journal.writer import Journal
+from voicehost.jsontypes import JSONObject
 from voicehost.phrases.words import Word
 from voicehost.rules import RuleOptions
 
-UNDO: dict[str, Any] = {"type": "undo"}
+UNDO: JSONObject = {"type": "undo"}
 
 
 class Sink(Protocol):
     """Where accepted inputs go: a `Journal` (written at once), or the live
     table's writer thread (voicehost.live.writer)."""
 
-    def write_entry(self, t: float, event: dict[str, Any]) -> None: ...
+    def write_entry(self, t: float, event: JSONObject) -> None: ...
 
-    def hold(self, t: float, event: dict[str, Any]) -> None: ...
+    def hold(self, t: float, event: JSONObject) -> None: ...
 
 
 class Table:
@@ -70,7 +71,7 @@ class Table:
             self.record(self.game.now, TICK, hold=hold)
         return outputs
 
-    def record(self, t: float, event: dict[str, Any], *, hold: bool = False) -> None:
+    def record(self, t: float, event: JSONObject, *, hold: bool = False) -> None:
         self.entries.append(Entry(t, event))
         if self.journal is not None:
             if hold:
@@ -86,7 +87,7 @@ class Table:
         index = last_host_input(self.entries)
         return None if index is None else self.entries[:index] + self.entries[index + 1:]
 
-    def finish_undo(self, rebuilt: Moderator, mark: int, t: float) -> dict[str, Any] | None:
+    def finish_undo(self, rebuilt: Moderator, mark: int, t: float) -> JSONObject | None:
         """The game takes over `rebuilt` (made without the last host input of
         the first `mark` entries); what was accepted after `mark` (heard while
         it was rebuilt) is applied to it first. Journals the undo at `t` (or
@@ -100,7 +101,7 @@ class Table:
             self.journal.write_entry(self.game.now, UNDO)
         return undone
 
-    def undo(self, now: float) -> dict[str, Any]:
+    def undo(self, now: float) -> JSONObject:
         """Take back the last host input: the game is rebuilt without it."""
         self._check()
         kept = self.undo_plan()

@@ -20,7 +20,7 @@ import os
 import time
 from itertools import groupby
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from voicehost.errors import InputError, JournalError, JournalWriteError
 from voicehost.journal.keys import key_path, new_key, write_key
@@ -35,6 +35,7 @@ from voicehost.journal.lines import (
     scan_bytes,
     word_run,
 )
+from voicehost.jsontypes import JSONObject
 from voicehost.rules import RuleOptions
 
 
@@ -73,7 +74,7 @@ def check_new(path: Path) -> None:
         raise _holds_a_game(path)
 
 
-def new_header(rules: RuleOptions, game: str) -> dict[str, Any]:
+def new_header(rules: RuleOptions, game: str) -> JSONObject:
     """A header names its game: two games' headers differ, even with the same rules."""
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     return {"journal": VERSION, "game": game, "started": started, "ruleset": rules.name, "rules": rules.to_json()}
@@ -183,12 +184,12 @@ class Journal:
         finally:
             os.close(folder)
 
-    def write_entry(self, t: float, event: dict[str, Any]) -> None:
+    def write_entry(self, t: float, event: JSONObject) -> None:
         """An input applied at time t ({"type": "tick"}: the clock, where a timer
         fired), written at once with the words held before it."""
         self._write_entries(self._held_lines() + [compact({"t": t, "event": event})])
 
-    def hold(self, t: float, event: dict[str, Any]) -> None:
+    def hold(self, t: float, event: JSONObject) -> None:
         """A heard word that changed nothing said, or a clock mark (a timer
         fired: a replay fires it again): written with the next write."""
         self.check()
@@ -205,16 +206,16 @@ class Journal:
         if self.held:
             self._write_entries(self._held_lines())
 
-    def _held_lines(self) -> list[dict[str, Any]]:
+    def _held_lines(self) -> list[JSONObject]:
         """Held entries as lines, in their order: each stretch of words as runs,
         anything else (a clock mark) as a line of its own."""
-        lines: list[dict[str, Any]] = []
+        lines: list[JSONObject] = []
         for is_word, group in groupby(self.held, key=lambda entry: entry.event.get("type") == "word"):
             stretch = list(group)
             for i in range(0, len(stretch), BATCH_WORDS if is_word else 1):
                 part = stretch[i:i + BATCH_WORDS] if is_word else stretch[i:i + 1]
                 run = word_run(part) if is_word else None
-                lines += [run] if run is not None else [compact({"t": t, "event": e}) for t, e in part]
+                lines += [run] if run is not None else [compact({"t": e.t, "event": e.event}) for e in part]
         return lines
 
     def check(self) -> None:
@@ -224,7 +225,7 @@ class Journal:
         if self._fd is None:
             raise JournalWriteError(f"the journal {self.path} is closed; the game takes no more inputs")
 
-    def _write_entries(self, entries: list[dict[str, Any]]) -> None:
+    def _write_entries(self, entries: list[JSONObject]) -> None:
         """Lines written together, with one fsync; the held words go with them.
         A failure cuts them back off before it is raised: none of them stays."""
         self.check()
@@ -358,5 +359,5 @@ class Journal:
     def __enter__(self) -> Journal:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

@@ -14,6 +14,7 @@ from voicehost.game.model import ROLE_COUNTS
 from voicehost.live.texts import LiveTexts, live_texts
 from voicehost.phrases.grammar import Grammar, Kind
 from voicehost.phrases.words import Word
+from voicehost.refusals import RefuseKey
 
 SEAT_COMMANDS = {"/shot": "shot", "/don": "don_check", "/sheriff": "sheriff_check", "/foul": "foul",
                  "/unfoul": "unfoul", "/dq": "disqualify", "/leave": "leave_table",
@@ -120,7 +121,7 @@ def parse_command(line: str, texts: LiveTexts | None = None) -> dict[str, Any] |
             if not sep or number(seat) is None or number(count) is None:
                 raise InputError(texts.text("votes_bad", word=shown(arg)))
             if str(number(seat)) in counts:   # the same refusal as the page's (game.events.parse_event)
-                raise InputError(f"votes name seat {number(seat)} twice", key="votes_seat_twice",
+                raise InputError(f"votes name seat {number(seat)} twice", key=RefuseKey.VOTES_SEAT_TWICE,
                                  values={"seat": number(seat)})
             counts[str(number(seat))] = number(count)
         return {"type": "votes", "counts": counts}

@@ -5,12 +5,15 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from voicehost import files
 from voicehost.errors import VoicehostError
 from voicehost.game.protocol import protocol_text
 from voicehost.live.texts import live_texts
+
+if TYPE_CHECKING:
+    from voicehost.live.table import LiveTable
 
 
 class ProtocolWriteError(VoicehostError):
@@ -38,7 +41,7 @@ def _write(path: Path, text: str) -> None:
         raise ProtocolWriteError(path, exc.strerror or str(exc)) from None
 
 
-def protocol_csv(live: Any) -> str:
+def protocol_csv(live: LiveTable) -> str:
     """The protocol as a table for a spreadsheet, its values in the table's
     language (roles, "да", "ночь 2", causes); the column names stay English
     for importers. The page's download and the file beside the journal."""
@@ -69,7 +72,7 @@ def protocol_csv(live: Any) -> str:
     return out.getvalue()
 
 
-def write_protocol(live: Any, target: Path) -> tuple[Path, Path]:
+def write_protocol(live: LiveTable, target: Path) -> tuple[Path, Path]:
     """The protocol of `live.game` to `target` (JSON) and the same name with .csv."""
     csv_path = target.with_suffix(".csv")
     _write(target, protocol_text(live.game))

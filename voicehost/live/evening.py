@@ -8,10 +8,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from voicehost.errors import InputError
 from voicehost.game.protocol import protocol
+from voicehost.jsontypes import JSONOutObject
 from voicehost.live.table import LiveTable
 from voicehost.live.texts import LiveTexts
 from voicehost.series.names import check_name
@@ -20,7 +20,7 @@ from voicehost.series.store import Series
 
 
 def seating_event(names: list[str], draw: bool, seats: int, texts: LiveTexts, series: Series | None = None,
-                  rng: random.Random | None = None) -> dict[str, Any]:
+                  rng: random.Random | None = None) -> JSONOutObject:
     """1.2: the seating event for the players present — the roster's spelling
     of each name, in the order given or drawn at random."""
     kept = [check_name(n) for n in names]
@@ -54,7 +54,7 @@ class Evening:
             number += 1
         return self.journals / f"game-{number:03d}.jsonl", False
 
-    def seating(self, names: list[str], draw: bool, seats: int) -> dict[str, Any]:
+    def seating(self, names: list[str], draw: bool, seats: int) -> JSONOutObject:
         return seating_event(names, draw, seats, self.texts, self.series)
 
     def file(self, live: LiveTable) -> list[str]:

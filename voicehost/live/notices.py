@@ -7,13 +7,16 @@ import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from voicehost.errors import GameError
 from voicehost.game.model import Output
 from voicehost.game.moderator import Moderator
 from voicehost.live.texts import LiveTexts
 from voicehost.live.writer import JournalWriter
+
+if TYPE_CHECKING:
+    from voicehost.live.playback import Speaker
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +31,7 @@ class Notices:
 
     journal: JournalWriter | None
     texts: LiveTexts
-    speaker: Any
+    speaker: Speaker | None
     loop: asyncio.AbstractEventLoop | None
 
     def __init__(self) -> None:

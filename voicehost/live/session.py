@@ -14,7 +14,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from voicehost.asr import model_problem
 from voicehost.config import Config, load_settings
@@ -29,7 +29,14 @@ from voicehost.live.table import LiveTable
 from voicehost.live.terminal import Terminal, status
 from voicehost.live.texts import live_texts
 from voicehost.phrasebook import load_phrasebook
+from voicehost.refusals import RefuseKey
 from voicehost.rules import RuleOptions
+
+if TYPE_CHECKING:
+    from voicehost.asr import Recognizer
+    from voicehost.audio import Source
+    from voicehost.web.series import EveningPage
+    from voicehost.web.server import PageServer
 
 log = logging.getLogger(__name__)
 TICK_SECONDS = 0.05
@@ -109,8 +116,8 @@ def _interrupts(stop: asyncio.Event) -> Iterator[None]:
 
 
 @contextlib.asynccontextmanager
-async def _page(live: LiveTable, config: Config, options: RunOptions, shared: Any = None,
-                terminal: Terminal | None = None) -> AsyncIterator[Any]:
+async def _page(live: LiveTable, config: Config, options: RunOptions, shared: EveningPage | None = None,
+                terminal: Terminal | None = None) -> AsyncIterator[PageServer | None]:
     if not options.page:
         yield None
         return
@@ -175,7 +182,7 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
     from voicehost.live.listening import recognizer_for
 
     recognizer = recognizer_for(config, rules, options.out) if microphone else None
-    source = None
+    source: Source | None = None
     if recognizer is not None:  # the microphone before the speaker: a missing one is the one error
         from voicehost.audio import MicrophoneSource
 
@@ -183,7 +190,7 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
     evening = _evening(config, rules, options)
     lines, stop_reading = line_queue(stdin, asyncio.get_running_loop())
     stop = asyncio.Event()
-    shared = None
+    shared: EveningPage | None = None
     if evening is not None and options.page:   # the page stays up, and its phones paired, all evening
         from voicehost.web.series import EveningPage
 
@@ -217,13 +224,13 @@ def _evening(config: Config, rules: RuleOptions, options: RunOptions) -> Evening
         raise refused(exc, load_phrasebook(rules.phrasebook)) from None
     if series.ruleset != rules.name:
         raise InputError(load_phrasebook(rules.phrasebook).refusal(InputError(
-            "", key="series_ruleset", values={"word": rules.name, "input": series.ruleset})))
+            "", key=RefuseKey.SERIES_RULESET, values={"word": rules.name, "input": series.ruleset})))
     return Evening(series, live_texts(rules.phrasebook))
 
 
 async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: asyncio.Queue[str | None],
-                stop: asyncio.Event, recognizer: Any, source: Any, evening: Evening | None,
-                shared: Any = None) -> tuple[int, str | None]:
+                stop: asyncio.Event, recognizer: Recognizer | None, source: Source | None, evening: Evening | None,
+                shared: EveningPage | None = None) -> tuple[int, str | None]:
     from voicehost.live.listening import listen
 
     clock = GameClock()
@@ -281,13 +288,13 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
 
 async def _recording(config: Config, rules: RuleOptions, options: RunOptions) -> int:
     from voicehost.audio import WavFileSource
-    from voicehost.game.moderator import new_game
+    from voicehost.game.variants.base import variant_for
     from voicehost.live.listening import HostScript, play_recording, recognizer_for
 
     recognizer = recognizer_for(config, rules, options.out)
     assert options.audio_file is not None
     source = WavFileSource(options.audio_file)
-    host = HostScript(options.host_script, new_game(rules).max_seat)
+    host = HostScript(options.host_script, variant_for(rules).max_seat)
     clock = AudioClock()
     live, _ = build(config, rules, options, clock)
     live.bind(asyncio.get_running_loop())

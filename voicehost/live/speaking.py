@@ -3,15 +3,15 @@ announcement, and whose playback times are on the game clock, where the
 heard words are, so its own voice is recognised as an echo."""
 from __future__ import annotations
 
+import itertools
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
 from voicehost.audio import AudioError, Clip, Sink
 from voicehost.errors import VoicehostError
 from voicehost.game import narration
-from voicehost.game.keys import OPEN_VALUES, VALUES, Key
+from voicehost.game.keys import Key
 from voicehost.game.model import Output, OutputKind
 from voicehost.game.moderator import Moderator
 from voicehost.journal import revision
@@ -20,6 +20,7 @@ from voicehost.live.playback import Speaker
 from voicehost.live.texts import live_texts
 from voicehost.phrasebook import verdict_values
 from voicehost.phrases.listener import Nomination, Reason
+from voicehost.rules import Silence
 from voicehost.tts import Voice, VoiceError
 
 log = logging.getLogger(__name__)
@@ -80,11 +81,11 @@ def supervised_speaker(voice: Voice, table: Sink, earpiece: Sink | None, clock: 
 # Keys whose values are open-ended (lists of seats, a pause in seconds, any
 # word): their lines are synthesized when said. Every other line the table can
 # say is rendered at start-up (`fixed_phrases`, `rare_phrases`).
-OPEN_LINES = frozenset({key.value for key in Key if VALUES[key] & OPEN_VALUES} | {"day_begins"})
+OPEN_LINES = frozenset({key.value for key in Key if key.open_ended} | {"day_begins"})
 OPEN_EXPLANATIONS = frozenset({"pause_too_long", "extra_words"})
 
 
-def _say(key: str, private: bool = False, **values: Any) -> Output:
+def _say(key: str, private: bool = False, **values: object) -> Output:
     return Output(0.0, OutputKind.SAY, key, private, dict(values))
 
 
@@ -95,8 +96,8 @@ def _answers(game: Moderator) -> list[Output]:
     rules, seats = game.rules, range(1, game.max_seat + 1)
     out: list[Output] = []
     if rules.confirm_nominations:
-        extra: dict[str, Any] = {"phrase": rules.confirmation} if rules.confirmation else {}
-        out += [_say("accepted", seat=seat, **extra) for seat in seats]
+        extra: dict[str, object] = {"phrase": rules.confirmation} if rules.confirmation else {}
+        out += [Output(0.0, OutputKind.SAY, Key.ACCEPTED, False, {"seat": seat, **extra}) for seat in seats]
     out += [_say(key, seat=seat) for key in narration.FLOOR_INTRO.values() for seat in seats]
     if rules.explain_rejections:
         refused = [Nomination(seat, False, 0.0, reason) for reason in (Reason.NOT_ALIVE, Reason.ALREADY_NOMINATED)
@@ -128,9 +129,7 @@ def fixed_phrases(game: Moderator) -> list[str]:
     their corrections): rendered at start-up and kept in memory."""
     book = game.book
     texts = [text for key, text in book.say.items() if "{" not in text and not key.startswith("export_")]
-    seats = range(1, game.max_seat + 1)
-    for key in ("vote_question", "leaves", "killed", "number"):
-        texts += [book.text(key, seat=seat) for seat in seats]
+    texts += [book.render(o) for key in Key if key.frequent for o in _lines(game, key)]
     texts += [book.render(o) for o in _answers(game)]
     texts += corrections(game)
     said = live_texts(game.rules.phrasebook)
@@ -138,29 +137,30 @@ def fixed_phrases(game: Moderator) -> list[str]:
     return list(dict.fromkeys(texts))
 
 
+def _unsaid(game: Moderator) -> frozenset[Key]:
+    """The prerenderable lines this table never says: the other silence rule's
+    line, and the card lines of another variant."""
+    silenced = Key.SILENCED_SPEAKS if game.rules.silence == Silence.SKIP else Key.SILENCED_SKIPS
+    return frozenset({silenced} | {key for key in Key if "card" in key.values and key not in game.variant.card_lines})
+
+
+def _lines(game: Moderator, key: Key) -> list[Output]:
+    """Every line of a prerenderable key at this table: each of its values over
+    its few possibilities (seats, counts, the phrasebook's cards, the rules'
+    silenced-speech lengths)."""
+    seats = range(1, game.max_seat + 1)
+    possible: dict[str, Iterable[object]] = {
+        "seat": seats, "count": key.counts(game.max_seat), "card": list(game.book.cards),
+        "seconds": sorted({game.rules.silenced_speech_seconds, game.rules.silenced_speech_seconds_few})}
+    names = sorted(key.values)
+    return [Output(0.0, OutputKind.SAY, key, False, dict(zip(names, combo, strict=True)))
+            for combo in itertools.product(*(possible[name] for name in names))]
+
+
 def _rare(game: Moderator) -> list[Output]:
-    rules, seats = game.rules, range(1, game.max_seat + 1)
-    counts = range(game.max_seat + 1)
-    out = [_say("foul", seat=seat, count=count) for seat in seats for count in (1, 2)]
-    out += [_say("unfoul", seat=seat, count=count) for seat in seats for count in range(4)]
-    out += [_say("vote_count", seat=seat, count=count) for seat in seats for count in counts]
-    out += [_say("lift_count", count=count) for count in counts]
-    out += [_say(key, count=count) for key in ("protest_changed", "protest_annulled", "protest_replayed",
-                                                "protest_failed") for count in counts]
-    if rules.silence == "skip":
-        out += [_say("silenced_skips", seat=seat) for seat in seats]
-    else:
-        out += [_say("silenced_speaks", seat=seat, seconds=seconds) for seat in seats
-                for seconds in sorted({rules.silenced_speech_seconds, rules.silenced_speech_seconds_few})]
-    for key in ("third_foul", "removed_fouls", "disqualified", "left_table", "single_day_one", "single_nominee",
-                "best_player", "worst_player"):
-        out += [_say(key, seat=seat) for seat in seats]
-    for key in ("don_yes", "don_no", "sheriff_black", "sheriff_red"):
-        out += [_say(key, True, seat=seat) for seat in seats]
-    roles = list(game.book.cards)   # a card line names the role's key; the phrasebook reads its card
-    out += [_say(key, key == "commissar_answer", seat=seat, card=role)
-            for key in game.variant.card_lines for seat in seats for role in roles]
-    return out
+    unsaid = _unsaid(game)
+    return [line for key in Key if key.prerenderable and not key.frequent and key not in unsaid
+            for line in _lines(game, key)]
 
 
 def rare_phrases(game: Moderator) -> list[str]:

@@ -31,7 +31,7 @@ import math
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from voicehost.asr import Revision
 from voicehost.errors import GameError, VoicehostError
@@ -41,6 +41,7 @@ from voicehost.game.moderator import Moderator, new_game
 from voicehost.journal import Journal, Table, rebuild, resume_table
 from voicehost.journal.lines import TICK, UNK, Entry
 from voicehost.journal.revision import Mark, find_places, mark, revise_json
+from voicehost.jsontypes import JSONObject
 from voicehost.live.answers import Answers
 from voicehost.live.clock import Clock
 from voicehost.live.notices import Notices, TableStopped
@@ -48,6 +49,9 @@ from voicehost.live.texts import live_texts, rendered
 from voicehost.live.writer import JournalWriter, new_writer
 from voicehost.phrases.words import Word
 from voicehost.rules import RuleOptions
+
+if TYPE_CHECKING:
+    from voicehost.live.playback import Speaker
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +74,7 @@ def on_grid(t: float) -> float:
 
 
 class LiveTable(Notices):
-    def __init__(self, game: Moderator | Table, clock: Clock, speaker: Any = None, *,
+    def __init__(self, game: Moderator | Table, clock: Clock, speaker: Speaker | None = None, *,
                  journal: JournalWriter | None = None, entries: list[Entry] | None = None,
                  lag: float = 0.0) -> None:
         if isinstance(game, Table):  # a moderator with its journal, as simulate keeps them
@@ -149,7 +153,7 @@ class LiveTable(Notices):
         self._answers.answer(outputs)
         return outputs
 
-    def apply_json(self, data: dict[str, Any]) -> list[Output]:
+    def apply_json(self, data: object) -> list[Output]:
         return self.apply(parse_event(data, self.game.max_seat))
 
     def hear(self, words: Iterable[Word | Revision]) -> list[Output]:
@@ -281,12 +285,12 @@ class LiveTable(Notices):
 
     # ------------------------------------------------------------ undo
 
-    def undo(self) -> dict[str, Any]:
+    def undo(self) -> JSONObject:
         """Take back the last host input, rebuilding on this thread (tools, tests)."""
         kept = self._undo_plan()
         return self._undo_finish(rebuild(self.game.rules, kept), len(self.entries))
 
-    async def undo_async(self) -> dict[str, Any]:
+    async def undo_async(self) -> JSONObject:
         """Take back the last host input; the game is rebuilt off the loop while
         words go on being heard (host inputs wait for it)."""
         kept = self._undo_plan()
@@ -308,7 +312,7 @@ class LiveTable(Notices):
             raise self._refusal(GameError, "nothing_to_undo")
         return kept
 
-    def _undo_finish(self, rebuilt: Moderator, mark: int) -> dict[str, Any]:
+    def _undo_finish(self, rebuilt: Moderator, mark: int) -> JSONObject:
         with self.lock:
             undone = self.journaled.finish_undo(rebuilt, mark, self.game_now())
             self._mark = None

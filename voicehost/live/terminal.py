@@ -13,11 +13,12 @@ import io
 import logging
 import re
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from voicehost.errors import InputError, VoicehostError
 from voicehost.game.events import EventType, SeatEvent
 from voicehost.game.model import Output, Phase
+from voicehost.jsontypes import JSONObject
 from voicehost.live.commands import (
     NOBODY,
     SEAT_COMMANDS,
@@ -33,6 +34,7 @@ from voicehost.live.evening import Evening, seating_event
 from voicehost.live.stdin import line_queue, next_line
 from voicehost.live.table import LiveTable
 from voicehost.live.texts import LiveTexts, rendered
+from voicehost.phrasebook import Phrasebook
 from voicehost.phrases.words import words_from_text
 
 log = logging.getLogger(__name__)
@@ -62,7 +64,7 @@ def status(live: LiveTable) -> str:
     return "· " + " · ".join(parts)
 
 
-def format_output(output: Output, book: Any, texts: LiveTexts) -> str:
+def format_output(output: Output, book: Phrasebook, texts: LiveTexts) -> str:
     """One output as the terminal prints it: the game time, then the words."""
     minutes, seconds = divmod(int(output.t), 60)
     text = rendered(book, output)
@@ -74,18 +76,21 @@ def format_output(output: Output, book: Any, texts: LiveTexts) -> str:
     return f"[{minutes:02d}:{seconds:02d}] {mark}{text}"
 
 
-def describe(event: dict[str, Any]) -> str:
+def describe(event: JSONObject) -> str:
     """An input as the host would type it, to say what an undo took back."""
-    kind = event.get("type", "")
+    kind = str(event.get("type", ""))
     command = {v: k for k, v in SEAT_COMMANDS.items()}.get(kind)
     if command:
         return f"{command} {event.get('seat') if event.get('seat') is not None else '-'}"
     if kind == "votes":
-        return "/votes " + " ".join(f"{s}={c}" for s, c in event.get("counts", {}).items())
+        counts = event.get("counts", {})
+        return "/votes " + " ".join(f"{s}={c}" for s, c in (counts if isinstance(counts, dict) else {}).items())
     if kind == "lift_votes":
         return f"/lift {event.get('count')}"
     if kind in ("best_move", "candidates"):
-        return f"/{'best' if kind == 'best_move' else 'candidates'} " + " ".join(map(str, event.get("seats", [])))
+        seats = event.get("seats", [])
+        return f"/{'best' if kind == 'best_move' else 'candidates'} " + " ".join(
+            map(str, seats if isinstance(seats, list) else []))
     return f"/{kind}"
 
 

@@ -7,11 +7,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from voicehost.errors import DataError
+from voicehost.jsontypes import JSONObject
 from voicehost.phrasebook import formatted, phrasebook_data
 from voicehost.phrasedata import PhraseData, source
+
+if TYPE_CHECKING:
+    from voicehost.game.model import Output
+    from voicehost.phrasebook import Phrasebook
 
 
 @dataclass(frozen=True)
@@ -23,7 +28,7 @@ class LiveTexts:
     inputs: dict[str, str] = field(default_factory=dict)  # a host input in words: the page's `input_*`
     protocol: dict[str, str] = field(default_factory=dict)  # the CSV protocol's values ([live.protocol])
 
-    def text(self, key: str, **values: Any) -> str:
+    def text(self, key: str, **values: object) -> str:
         try:
             return self.lines[key].format(**formatted(values))
         except KeyError as exc:
@@ -32,23 +37,24 @@ class LiveTexts:
     def role(self, name: str) -> str:
         return self.roles.get(name, name)
 
-    def input(self, event: dict[str, Any]) -> str:
+    def input(self, event: JSONObject) -> str:
         """A host input in words, as the page names it ("фол игроку 3"): what an undo took back."""
         kind = str(event.get("type", ""))
-        values: dict[str, Any] = {"seat": event.get("seat"), "seats": event.get("seats") or [],
+        values: dict[str, object] = {"seat": event.get("seat"), "seats": event.get("seats") or [],
                                   "count": event.get("count", 0)}
         if kind == "votes":
-            values["text"] = ", ".join(f"{s} — {c}" for s, c in (event.get("counts") or {}).items())
+            counts = event.get("counts")
+            values["text"] = ", ".join(f"{s} — {c}" for s, c in (counts if isinstance(counts, dict) else {}).items())
         if "seat" in event and event["seat"] is None:
             kind = "shot_miss" if kind == "shot" else "nobody"
         template = self.inputs.get(kind, self.inputs.get("_", kind))
         return template.format(**formatted(values))
 
-    def value(self, key: str, **values: Any) -> str:
+    def value(self, key: str, **values: object) -> str:
         """A value of the CSV protocol in the table's words; an unknown one as it is."""
         return self.protocol.get(key, key).format(**formatted(values))
 
-    def where(self, key: str, **values: Any) -> str:
+    def where(self, key: str, **values: object) -> str:
         return self.status.get(key, key).format(**formatted(values))
 
 
@@ -71,8 +77,7 @@ def _live_texts(phrasebook: str, phrases: PhraseData) -> LiveTexts:
     return LiveTexts(lines, dict(roles), dict(status), tuple(stems), inputs, dict(protocol))
 
 
-def rendered(book: Any, output: Any) -> str:
-    """An output's words: the phrasebook renders keys with values where it can
-    (the core's `Phrasebook.render`), else the output carries its text."""
-    render = getattr(book, "render", None)
-    return str(render(output)) if render is not None else str(output.text)
+def rendered(book: Phrasebook, output: Output) -> str:
+    """An output's words, in the table's language (the core's `Phrasebook.render`;
+    an output carries a key and values, never text)."""
+    return book.render(output)

@@ -10,7 +10,7 @@ from voicehost.asr import Recognizer, new_words
 from voicehost.audio import Source, SpeakerSink
 from voicehost.config import Config
 from voicehost.errors import VoicehostError
-from voicehost.game.moderator import new_game
+from voicehost.game.variants.base import variant_for
 from voicehost.live.commands import no_such_player, seats_past_table
 from voicehost.live.playback import Speaker
 from voicehost.live.texts import live_texts
@@ -43,7 +43,7 @@ class Trainer:
         self.grammar = load_grammar(rules.grammar)
         self.book = load_phrasebook(rules.phrasebook)
         self.texts = live_texts(rules.phrasebook)
-        self.size = new_game(rules).max_seat  # 10, or up to 11 at a city table
+        self.size = variant_for(rules).max_seat  # 10, or up to 11 at a city table
         self.speaker: Speaker | None = None
         if not mute:
             try:

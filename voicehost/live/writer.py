@@ -13,13 +13,13 @@ import logging
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 from voicehost import errors
 from voicehost.errors import VoicehostError
 from voicehost.journal import Journal
 from voicehost.journal.lines import Entry
 from voicehost.journal.writer import check_new
+from voicehost.jsontypes import JSONObject
 from voicehost.rules import RuleOptions
 
 log = logging.getLogger(__name__)
@@ -44,12 +44,12 @@ class JournalWriter:
     def started(self) -> bool:
         return self.journal is not None or self._last is not None
 
-    def write_entry(self, t: float, event: dict[str, Any]) -> None:
+    def write_entry(self, t: float, event: JSONObject) -> None:
         """An entry written (with the held words before it) and synced."""
         self._submit(lambda journal: journal.write_entry(t, event))
         self._written()
 
-    def hold(self, t: float, event: dict[str, Any]) -> None:
+    def hold(self, t: float, event: JSONObject) -> None:
         """A heard word that changed nothing said, or a clock mark: written with the next write."""
         self._submit(lambda journal: journal.hold(t, event))
         self.held += 1

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from voicehost.errors import InputError
 from voicehost.files import input_file, read_input
 from voicehost.game.variants.base import variant_for
 from voicehost.jsonio import loads_strict
+from voicehost.jsontypes import JSONOutObject
 from voicehost.phrases.grammar import Grammar
 from voicehost.phrases.listener import ListenerEvent, Nomination, SpeechListener, StaticContext
 from voicehost.phrases.words import Word, words_from_json, words_from_text
@@ -79,7 +79,7 @@ def check_phrase_lines(
     events = check_speech(words, load_grammar(rules.grammar), rules, context, seconds)
     out = []
     for event in events:
-        line: dict[str, Any] = event.to_json()
+        line: JSONOutObject = event.to_json()
         if explain and isinstance(event, Nomination) and event.reason:
             line["explain"] = load_phrasebook(rules.phrasebook).verdict(event, rules)
         out.append(json.dumps(line, ensure_ascii=False))

@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Protocol
 
 from rapidfuzz import fuzz
 
+from voicehost.jsontypes import JSONOutObject
 from voicehost.phrases.grammar import Grammar, Kind, as_said, normalize
 from voicehost.phrases.words import Word
 
@@ -40,8 +41,8 @@ class Nomination:
     culprit: str | None = None
     pause: float | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": "nomination", "target": self.target, "accepted": self.accepted}
+    def to_json(self) -> JSONOutObject:
+        out: JSONOutObject = {"type": "nomination", "target": self.target, "accepted": self.accepted}
         if self.reason:
             out["reason"] = self.reason
         out["t"] = _t(self.t)
@@ -52,7 +53,7 @@ class Nomination:
 class HostQuestion:
     t: float
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONOutObject:
         return {"type": "host_question", "t": _t(self.t)}
 
 
@@ -61,7 +62,7 @@ class SpeechEnd:
     word: str
     t: float
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONOutObject:
         return {"type": "speech_end", "word": self.word, "t": _t(self.t)}
 
 
@@ -72,7 +73,7 @@ class ForbiddenWord:
     clause: str
     t: float
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONOutObject:
         return {"type": "foul_word", "word": self.word, "suggest": self.suggest, "t": _t(self.t)}
 
 

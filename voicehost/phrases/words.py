@@ -5,9 +5,10 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from voicehost.errors import InputError
+from voicehost.jsontypes import JSONObject
+from voicehost.refusals import RefuseKey
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,12 +21,12 @@ class Word:
     def shifted(self, offset: float) -> Word:
         return Word(self.word, self.start + offset, self.end + offset, self.conf)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"word": self.word, "start": self.start, "end": self.end}
 
 
-def _number(value: Any, where: str, text: str, name: str) -> float:
-    if type(value) in (int, float):
+def _number(value: object, where: str, text: str, name: str) -> float:
+    if isinstance(value, (int, float)) and type(value) in (int, float):
         try:
             seconds = float(value)
         except OverflowError:   # a whole number too large for any time
@@ -37,7 +38,7 @@ def _number(value: Any, where: str, text: str, name: str) -> float:
     raise InputError(f"{where} '{text}': {name} must be a number of seconds, got {shown}")
 
 
-def parse_word(item: Any, where: str = "word") -> Word:
+def parse_word(item: object, where: str = "word") -> Word:
     if not isinstance(item, dict):
         raise InputError(f"{where} must be an object with word, start and end")
     text = item.get("word")
@@ -52,14 +53,14 @@ def parse_word(item: Any, where: str = "word") -> Word:
     return Word(text.strip(), start, end, conf)
 
 
-def parse_words(items: Any, where: str = "words") -> list[Word]:
+def parse_words(items: object, where: str = "words") -> list[Word]:
     if not isinstance(items, list):
         raise InputError(f"'{where}' must be a list of words")
     words = [parse_word(item, f"{where}[{i}]") for i, item in enumerate(items)]
     return sorted(words, key=lambda w: (w.start, w.end))
 
 
-def words_from_json(data: Any) -> list[Word]:
+def words_from_json(data: object) -> list[Word]:
     """Words from `{"words": [...]}`, a Vosk result object, or a list of results."""
     if isinstance(data, dict) and "words" in data:
         return parse_words(data["words"])
@@ -91,7 +92,7 @@ def words_from_text(text: str) -> list[Word]:
         if silence is None and _SILENCE_LIKE.match(token):
             shown = f"{token[:20]}{'...' if len(token) > 20 else ''}"
             raise InputError(f"silence {shown} must be <N> seconds, N from 0 up to 999999",
-                             key="bad_silence", values={"input": shown})
+                             key=RefuseKey.BAD_SILENCE, values={"input": shown})
         if silence:
             gap = float(silence.group(1)) if gap is None else gap + float(silence.group(1))
             continue
@@ -102,5 +103,5 @@ def words_from_text(text: str) -> list[Word]:
         words.append(Word(token, round(clock, 6), round(clock + WORD_SECONDS, 6)))
         gap = None
     if not words and text.strip():
-        raise InputError("--text has no words", key="no_words")
+        raise InputError("--text has no words", key=RefuseKey.NO_WORDS)
     return words

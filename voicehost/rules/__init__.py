@@ -5,6 +5,7 @@ import dataclasses
 import re
 import tomllib
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import lru_cache
 from typing import Any, get_type_hints
 
@@ -13,20 +14,63 @@ from voicehost.errors import ConfigError, DataError, VoicehostError
 from voicehost.paths import PRESETS
 from voicehost.tomlio import coerce, read_toml
 
-CHOICES: dict[str, tuple[str, ...]] = {
-    "game": ("sports", "city"),
-    "first_day_vote": ("normal", "none", "lift_only"),
-    "later_single_nominee": ("vote", "leaves"),
-    "quiet_rounds": ("red_win", "draw", "off"),
-    "silence": ("skip", "short_speech"),
-    "removal_cancels_vote": ("same_day", "nearest"),
+
+class GameKind(StrEnum):
+    """Which game the table plays (the variant is chosen by it)."""
+    SPORTS = "sports"
+    CITY = "city"
+
+
+class FirstDayVote(StrEnum):
+    """The first day's vote: as any day, none at all, or only a lift."""
+    NORMAL = "normal"
+    NONE = "none"
+    LIFT_ONLY = "lift_only"
+
+
+class LaterSingleNominee(StrEnum):
+    """A lone nominee after day 1: voted on, or leaves without a vote."""
+    VOTE = "vote"
+    LEAVES = "leaves"
+
+
+class QuietRounds(StrEnum):
+    """Three rounds with nobody removed: the red team wins, a draw, or nothing."""
+    RED_WIN = "red_win"
+    DRAW = "draw"
+    OFF = "off"
+
+
+class Silence(StrEnum):
+    """A silenced player's speech: skipped, or a short one."""
+    SKIP = "skip"
+    SHORT_SPEECH = "short_speech"
+
+
+class RemovalCancelsVote(StrEnum):
+    """Which vote a removal for fouls cancels: the same day's, or the nearest."""
+    SAME_DAY = "same_day"
+    NEAREST = "nearest"
+
+
+# The rule options that are a choice, each with its enum (its values, in order,
+# are the choices the error lists).
+CHOICE_ENUMS: dict[str, type[StrEnum]] = {
+    "game": GameKind,
+    "first_day_vote": FirstDayVote,
+    "later_single_nominee": LaterSingleNominee,
+    "quiet_rounds": QuietRounds,
+    "silence": Silence,
+    "removal_cancels_vote": RemovalCancelsVote,
 }
+CHOICES: dict[str, tuple[str, ...]] = {
+    key: tuple(member.value for member in enum) for key, enum in CHOICE_ENUMS.items()}
 
 
 @dataclass(frozen=True)
 class RuleOptions:
     name: str
-    game: str
+    game: GameKind
     language: str
     grammar: str
     phrasebook: str
@@ -46,13 +90,13 @@ class RuleOptions:
     explain_rejections: bool
     announce_names: bool
     required_fillers: tuple[str, ...]
-    first_day_vote: str
-    later_single_nominee: str
-    quiet_rounds: str
-    silence: str
+    first_day_vote: FirstDayVote
+    later_single_nominee: LaterSingleNominee
+    quiet_rounds: QuietRounds
+    silence: Silence
     silenced_speech_seconds: float
     silenced_speech_seconds_few: float
-    removal_cancels_vote: str
+    removal_cancels_vote: RemovalCancelsVote
     check_out_seats: bool
     sheriff_best_move: bool
     everyone_tied_means_night: bool
@@ -66,6 +110,8 @@ class RuleOptions:
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data["required_fillers"] = list(self.required_fillers)
+        for key in CHOICE_ENUMS:
+            data[key] = str(data[key])   # plain text in the JSON, as before the enums
         return data
 
 
@@ -84,7 +130,8 @@ NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 def _coerce(key: str, value: Any, where: str) -> Any:
     hint = _HINTS[key]
-    value = coerce(value, hint, f"{where}: '{key}'")
+    choice = CHOICE_ENUMS.get(key)
+    value = coerce(value, str if choice else hint, f"{where}: '{key}'")
     if hint is float:
         if key in MAY_BE_ZERO and not 0 <= value <= MAX_SECONDS:
             raise ConfigError(f"{where}: '{key}' must be 0 (off) or a number of seconds up to "
@@ -104,8 +151,10 @@ def _coerce(key: str, value: Any, where: str) -> Any:
             raise ConfigError(f"{where}: 'confirmation' may use only {{seat}}, got {value!r}") from None
     if key == "required_fillers" and any(not w.strip() for w in value):
         raise ConfigError(f"{where}: 'required_fillers' must be words, got {list(value)!r}")
-    if key in CHOICES and value not in CHOICES[key]:
-        raise ConfigError(f"{where}: '{key}' must be one of {', '.join(CHOICES[key])}, got {value!r}")
+    if choice is not None:
+        if value not in CHOICES[key]:
+            raise ConfigError(f"{where}: '{key}' must be one of {', '.join(CHOICES[key])}, got {value!r}")
+        return choice(value)
     return value
 
 
@@ -196,4 +245,6 @@ def _check_data(grammar: str, phrasebook: str, where: str, phrases: phrasedata.P
                                       f"{' …' if len(missing) > 5 else ''}")
 
 
-__all__ = ["RuleOptions", "rules_for", "parse_set", "preset_names", "load_preset", "CHOICES", "KEYS"]
+__all__ = ["RuleOptions", "rules_for", "parse_set", "preset_names", "load_preset", "CHOICES", "KEYS",
+           "CHOICE_ENUMS", "GameKind", "FirstDayVote", "LaterSingleNominee", "QuietRounds", "Silence",
+           "RemovalCancelsVote"]

@@ -10,6 +10,7 @@ from voicehost.config import Config
 from voicehost.errors import InputError, VoicehostError
 from voicehost.live.texts import LiveTexts, live_texts
 from voicehost.phrasebook import Phrasebook, load_phrasebook
+from voicehost.refusals import RefuseKey
 from voicehost.rules import RuleOptions, rules_for
 from voicehost.series.render import standings_csv, standings_json, standings_text
 from voicehost.series.standings import Game, Lot, Row, standings
@@ -98,7 +99,7 @@ def _roster(players: str | None, roster: Path | None) -> list[str]:
         try:
             text = roster.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
-            raise InputError(f"{roster}: cannot read the roster", key="file_damaged",
+            raise InputError(f"{roster}: cannot read the roster", key=RefuseKey.FILE_DAMAGED,
                              values={"word": str(roster)}) from None
         return [line for line in text.splitlines() if line.strip()]
     return [part for part in (players or "").split(",") if part.strip()]

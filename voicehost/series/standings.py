@@ -17,6 +17,7 @@ from voicehost.errors import InputError
 from voicehost.game.events import Protest, parse_protest
 from voicehost.game.records import BestMoveRecord
 from voicehost.game.scoring import protest_passes
+from voicehost.refusals import RefuseKey
 from voicehost.series.names import check_name, name_key
 
 ROLES = ("citizen", "sheriff", "mafia", "don")
@@ -81,29 +82,29 @@ def game_from(data: object) -> Game:
     """One protocol (SPEC §4 with §6.1's roles and players) as a game of the
     standings; an InputError naming what does not fit."""
     if not isinstance(data, dict) or "ruleset" not in data or "points" not in data:
-        raise InputError("not a voicehost protocol (no ruleset or points)", key="not_a_protocol")
+        raise InputError("not a voicehost protocol (no ruleset or points)", key=RefuseKey.NOT_A_PROTOCOL)
     for part in ("roles", "players"):
         if not isinstance(data.get(part), dict) or not data[part]:
-            raise InputError(f"the protocol has no '{part}' (SPEC §6.1)", key="protocol_no_part",
+            raise InputError(f"the protocol has no '{part}' (SPEC §6.1)", key=RefuseKey.PROTOCOL_NO_PART,
                              values={"word": part})
     roles = {_seat(k, "roles"): v for k, v in data["roles"].items()}
     bad = next((r for r in roles.values() if r not in ROLES), None)
     if bad is not None:
-        raise InputError(f"a role the standings do not rank: {bad!r}", key="protocol_role",
+        raise InputError(f"a role the standings do not rank: {bad!r}", key=RefuseKey.PROTOCOL_ROLE,
                          values={"word": str(bad)})
     players = {_seat(k, "players"): _player(v, _seat(k, "players")) for k, v in data["players"].items()}
     points = {_seat(k, "points"): _points(v) for k, v in data["points"].items()}
     if set(players) != set(roles) or set(points) != set(roles):
         raise InputError("the protocol's roles, players and points name different seats",
-                         key="protocol_seats")
+                         key=RefuseKey.PROTOCOL_SEATS)
     keys = [name_key(n) for n in players.values()]
     twice = next((n for n in players.values() if keys.count(name_key(n)) > 1), None)
     if twice is not None:
-        raise InputError(f"one player sits twice in one game: {twice!r}", key="protocol_twice",
+        raise InputError(f"one player sits twice in one game: {twice!r}", key=RefuseKey.PROTOCOL_TWICE,
                          values={"word": twice})
     winner = data.get("winner")
     if winner not in WINNERS:
-        raise InputError(f"the game has not ended (winner {winner!r})", key="protocol_unfinished")
+        raise InputError(f"the game has not ended (winner {winner!r})", key=RefuseKey.PROTOCOL_UNFINISHED)
     move = data.get("best_move")
     best_move = BestMoveRecord(_seat(move.get("seat"), "best_move"), _named(move.get("named")),
                                _blacks(move.get("blacks", 0))) if isinstance(move, dict) else None
@@ -115,14 +116,14 @@ def game_from(data: object) -> Game:
 
 def _protest(value: object) -> Protest:
     if not isinstance(value, dict):
-        raise InputError("'protest' must be an object with team, votes and outcome", key="protest_bad")
+        raise InputError("'protest' must be an object with team, votes and outcome", key=RefuseKey.PROTEST_BAD)
     return parse_protest(value)
 
 
 def _seat(value: object, part: str) -> int:
     text = str(value)
     if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= 99:
-        raise InputError(f"'{part}' names {value!r}, which is not a seat", key="protocol_seat",
+        raise InputError(f"'{part}' names {value!r}, which is not a seat", key=RefuseKey.PROTOCOL_SEAT,
                          values={"word": str(value)})
     return int(text)
 
@@ -136,7 +137,7 @@ def _named(value: object) -> tuple[int, ...]:
 
 def _blacks(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
-        raise InputError(f"a best move names 0-3 blacks, got {value!r}", key="protocol_best_move",
+        raise InputError(f"a best move names 0-3 blacks, got {value!r}", key=RefuseKey.PROTOCOL_BEST_MOVE,
                          values={"word": str(value)})
     return value
 
@@ -146,7 +147,7 @@ def _seat_or_none(value: object, roles: Mapping[int, str]) -> int | None:
         return None
     seat = _seat(value, "best_player/worst_player")
     if seat not in roles:
-        raise InputError(f"seat {seat} is not at this game's table", key="protocol_seat",
+        raise InputError(f"seat {seat} is not at this game's table", key=RefuseKey.PROTOCOL_SEAT,
                          values={"word": str(seat)})
     return seat
 
@@ -155,14 +156,14 @@ def _player(value: object, seat: int) -> str:
     try:
         return check_name(value)
     except InputError as exc:
-        raise InputError(f"players: seat {seat}: {exc}", key="protocol_player",
+        raise InputError(f"players: seat {seat}: {exc}", key=RefuseKey.PROTOCOL_PLAYER,
                          values={"seat": seat, "word": str(value)}) from None
 
 
 def _points(value: object) -> Fraction:
     if not isinstance(value, (int, float)) or isinstance(value, bool) or value != value \
             or abs(value) > 100:
-        raise InputError(f"points must be numbers, got {value!r}", key="protocol_points",
+        raise InputError(f"points must be numbers, got {value!r}", key=RefuseKey.PROTOCOL_POINTS,
                          values={"word": str(value)})
     return Fraction(str(value))
 

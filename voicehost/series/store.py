@@ -16,6 +16,7 @@ from typing import Any
 from voicehost.errors import InputError
 from voicehost.files import write_atomic
 from voicehost.jsonio import read_json_file
+from voicehost.refusals import RefuseKey
 from voicehost.series.names import check_name, name_key
 from voicehost.series.standings import Game, Lot, Row, game_from, standings
 
@@ -28,7 +29,7 @@ def series_name(name: str) -> str:
     if not 1 <= len(name) <= 60 or name.startswith(".") \
             or any(not (c.isalnum() or c in _SERIES_MARKS) for c in name):
         raise InputError(f"a series name has 1-60 letters, digits, '-', '_' or '.': {name!r}",
-                         key="series_name", values={"word": name})
+                         key=RefuseKey.SERIES_NAME, values={"word": name})
     return name
 
 
@@ -68,7 +69,7 @@ class Series:
     def create(cls, root: Path, name: str, players: Iterable[str], ruleset: str) -> Series:
         folder = root / series_name(name)
         if (folder / "series.json").exists():
-            raise InputError(f"the series {name!r} already exists", key="series_exists",
+            raise InputError(f"the series {name!r} already exists", key=RefuseKey.SERIES_EXISTS,
                              values={"word": name})
         series = cls(folder, name, ruleset, [])
         series.enrol(players, strict=True)
@@ -81,14 +82,14 @@ class Series:
         folder = root / series_name(name)
         path = folder / "series.json"
         if not path.is_file():
-            raise InputError(f"no series {name!r} in {root}", key="series_unknown", values={"word": name})
+            raise InputError(f"no series {name!r} in {root}", key=RefuseKey.SERIES_UNKNOWN, values={"word": name})
         data = read_json(path, "series")
         try:
             roster = [check_name(n) for n in data["roster"]]
             lot = Lot({str(k): float(v) for k, v in data.get("lot", {}).items()}, data.get("lot_seed"))
             return cls(folder, str(data["name"]), str(data["ruleset"]), roster, lot)
         except (KeyError, TypeError, ValueError, AttributeError, InputError):
-            raise InputError(f"{path}: not a series file", key="file_damaged",
+            raise InputError(f"{path}: not a series file", key=RefuseKey.FILE_DAMAGED,
                              values={"word": str(path)}) from None
 
     @staticmethod
@@ -115,7 +116,7 @@ class Series:
             name = check_name(raw)
             if self.find(name) is not None or name_key(name) in map(name_key, new):
                 if strict:
-                    raise InputError(f"the name {name!r} is on the roster twice", key="name_twice",
+                    raise InputError(f"the name {name!r} is on the roster twice", key=RefuseKey.NAME_TWICE,
                                      values={"word": name})
                 continue
             new.append(name)
@@ -134,7 +135,7 @@ class Series:
         game = game_from(data)
         if game.ruleset != self.ruleset:
             raise InputError(f"the game was played by {game.ruleset}, the series plays {self.ruleset}",
-                             key="series_ruleset", values={"word": game.ruleset, "input": self.ruleset})
+                             key=RefuseKey.SERIES_RULESET, values={"word": game.ruleset, "input": self.ruleset})
         return game
 
     def put(self, game_id: str, data: dict[str, Any]) -> list[str]:
@@ -154,7 +155,7 @@ class Series:
         game_id = path.name.removesuffix(".json").removesuffix(".protocol")
         target = self.folder / "games" / f"{series_name(game_id)}.json"
         if target.exists():
-            raise InputError(f"a game {game_id!r} is already in the series", key="series_has_game",
+            raise InputError(f"a game {game_id!r} is already in the series", key=RefuseKey.SERIES_HAS_GAME,
                              values={"word": game_id})
         return game_id, self.put(game_id, data)
 

@@ -145,7 +145,7 @@ def _refused(refusal: Refusal, texts: Texts) -> web.Response:
         return web.json_response({"error": refusal.values["text"], "refusal": refusal.values["text"]},
                                  status=refusal.status, dumps=dumps)
     if refusal.key == "stopped":  # the journal failed: the page shows it loudly
-        return json_error(refusal.status, refusal.values["text"], stopped=True)
+        return json_error(refusal.status, str(refusal.values["text"]), stopped=True)
     if refusal.key == "no_proof":  # the page's request layer reads this server's epoch and signs again
         return json_error(refusal.status, texts("no_proof"), epoch=refusal.values["epoch"])
     return json_error(refusal.status, texts(refusal.key, **refusal.values))

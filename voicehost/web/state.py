@@ -2,12 +2,11 @@
 check answer or anything said only to the host."""
 from __future__ import annotations
 
-from typing import Any
-
 from voicehost.game import floors
 from voicehost.game.model import FloorKind, Output, Phase
 from voicehost.game.moderator import Moderator
 from voicehost.journal import last_host_input
+from voicehost.jsontypes import JSONOutObject
 from voicehost.live import LiveTable
 from voicehost.web.texts import Texts
 
@@ -15,14 +14,16 @@ from voicehost.web.texts import Texts
 def seat_names(live: LiveTable) -> dict[int, str]:
     """The players' names the host entered (the journal's `names` inputs; "" takes one back)."""
     names: dict[int, str] = {}
-    for _, event in live.entries:
-        if event.get("type") == "names" and isinstance(event.get("names"), dict):
-            for seat, name in event["names"].items():
+    for entry in live.entries:
+        event = entry.event
+        given = event.get("names")
+        if event.get("type") == "names" and isinstance(given, dict):
+            for seat, name in given.items():
                 names[int(seat)] = str(name).strip()
     return {seat: name for seat, name in sorted(names.items()) if name}
 
 
-def _floor(live: LiveTable, texts: Texts) -> dict[str, Any] | None:
+def _floor(live: LiveTable, texts: Texts) -> JSONOutObject | None:
     game, floor = live.game, live.game.floor
     if floor is None:
         return None
@@ -32,7 +33,7 @@ def _floor(live: LiveTable, texts: Texts) -> dict[str, Any] | None:
             "remaining": max(0, round(floor.end - now, 1))}
 
 
-def _public_day(live: LiveTable, texts: Texts) -> dict[str, Any]:
+def _public_day(live: LiveTable, texts: Texts) -> JSONOutObject:
     """What anyone at the table may see: shared by both views."""
     game = live.game
     night = game.phase.is_night
@@ -52,9 +53,11 @@ def _public_day(live: LiveTable, texts: Texts) -> dict[str, Any]:
     }
 
 
-def table_state(live: LiveTable, texts: Texts, log: list[tuple[int, Output]] | None = None) -> dict[str, Any]:
+def table_state(live: LiveTable, texts: Texts, log: list[tuple[int, Output]] | None = None,
+                seats: list[JSONOutObject] | None = None) -> JSONOutObject:
     """The room's board: public, and at night nothing but "Ночь" (the night's
-    shot and checks change nothing here until the morning announces them)."""
+    shot and checks change nothing here until the morning announces them).
+    `seats`: the seats as `public_seats` gives them, if the caller added to them."""
     game = live.game
     night = game.phase.is_night
     label = texts("table_night") if night else texts(f"phase_{game.phase.value}")
@@ -66,7 +69,7 @@ def table_state(live: LiveTable, texts: Texts, log: list[tuple[int, Output]] | N
         day.update(votes=[], candidates=[], nominations=[])
     return {"phase": label, **day,
             "names": {str(seat): name for seat, name in names.items()},  # names are public
-            "seats": public_seats(live, texts, names),
+            "seats": public_seats(live, texts, names) if seats is None else seats,
             "nominees": [] if night else nominee_list(live, texts, names),
             "rounds": [] if night else vote_rounds(game, texts),
             "captions": None if night else captions(live, texts, log or []),
@@ -79,14 +82,14 @@ def _seat_label(texts: Texts, seat: int, names: dict[int, str]) -> str:
     return texts("player_named", seat=seat, name=name) if name else texts("player_n", seat=seat)
 
 
-def public_seats(live: LiveTable, texts: Texts, names: dict[int, str]) -> list[dict[str, Any]]:
+def public_seats(live: LiveTable, texts: Texts, names: dict[int, str]) -> list[JSONOutObject]:
     """Every seat as the room may see it: name, in or out (how and when), fouls."""
     game = live.game
     gone = {e.seat: e for e in game.eliminated}
     speaker = game.floor.seat if game.floor is not None and not game.phase.is_night else None
     seats = []
     for seat in game.seats():
-        item: dict[str, Any] = {"seat": seat, "name": names.get(seat, ""), "alive": seat in game.alive,
+        item: JSONOutObject = {"seat": seat, "name": names.get(seat, ""), "alive": seat in game.alive,
                                 "fouls": game.fouls[seat], "silenced": seat in game.silenced,
                                 "speaking": seat == speaker}
         left = gone.get(seat)
@@ -98,17 +101,17 @@ def public_seats(live: LiveTable, texts: Texts, names: dict[int, str]) -> list[d
     return seats
 
 
-def nominee_list(live: LiveTable, texts: Texts, names: dict[int, str]) -> list[dict[str, Any]]:
+def nominee_list(live: LiveTable, texts: Texts, names: dict[int, str]) -> list[JSONOutObject]:
     """Today's nominees in order, each with who put them up."""
     game = live.game
     by = {n.target: n.by for n in game.nominations if n.day == game.day}
     return [{"seat": seat, "label": _seat_label(texts, seat, names), "by": by.get(seat)} for seat in game.today]
 
 
-def vote_rounds(game: Moderator, texts: Texts) -> list[dict[str, Any]]:
+def vote_rounds(game: Moderator, texts: Texts) -> list[JSONOutObject]:
     """Today's vote rounds, each labelled, counts in the candidates' order:
     "Голосование: 7 — 4, 3 — 4, 9 — 2"."""
-    rounds = []
+    rounds: list[JSONOutObject] = []
     for vote in (v for v in game.votes if v.day == game.day):
         if vote.lift is not None:
             rounds.append({"round": vote.round, "lift": vote.lift,
@@ -121,15 +124,23 @@ def vote_rounds(game: Moderator, texts: Texts) -> list[dict[str, Any]]:
     return rounds
 
 
-def public_lines(game: Moderator, log: list[tuple[int, Output]], keep: int = 30) -> list[dict[str, Any]]:
+def public_lines(game: Moderator, log: list[tuple[int, Output]], keep: int = 30) -> list[JSONOutObject]:
     """What the table heard (never a private answer), numbered, for the board's live region."""
-    return [{"n": n, "text": spoken(game, o)} for n, o in log if not o.private][-keep:]
+    lines: list[JSONOutObject] = [{"n": n, "text": spoken(game, o)} for n, o in log if not o.private]
+    return lines[-keep:]
 
 
 CAPTION_ITEMS = 40
 
 
-def captions(live: LiveTable, texts: Texts, log: list[tuple[int, Output]]) -> dict[str, Any] | None:
+def _time(value: object) -> float:
+    """A time in a journal entry (checked when the entry was read: a number)."""
+    if isinstance(value, (int, float)):
+        return float(value)
+    raise TypeError(f"a journal time is a number, got {value!r}")
+
+
+def captions(live: LiveTable, texts: Texts, log: list[tuple[int, Output]]) -> JSONOutObject | None:
     """The current speaker's words as the table hears them, with the accepted
     nominations marked where they were accepted. `source` says whose words they
     are: "rules" (the words the rules listen for, as the journal keeps them) or
@@ -140,33 +151,38 @@ def captions(live: LiveTable, texts: Texts, log: list[tuple[int, Output]]) -> di
     floor = game.floor
     if floor is None:
         return None
-    items: list[dict[str, Any]] = []
+    items: list[tuple[float, JSONOutObject]] = []   # (its time, the caption)
 
-    def heard(text: Any) -> bool:  # a word, not the recognizer's [unk] nor a typed <silence>
+    def heard(text: object) -> bool:  # a word, not the recognizer's [unk] nor a typed <silence>
         return isinstance(text, str) and bool(text) and text[0] not in "[<"
 
-    for t, event in live.entries:
+    for entry in live.entries:
+        t, event = entry.t, entry.event
         kind = event.get("type")
         if kind == "word" and t >= floor.start and heard(event.get("word")):
-            items.append({"t": round(float(event.get("start", t)), 2), "text": event["word"]})
+            start = round(_time(event.get("start", t)), 2)
+            items.append((start, {"t": start, "text": event["word"]}))
         elif kind == "speech" and event.get("seat") == floor.seat and t >= floor.start:
-            for word in event.get("words") or []:
+            words = event.get("words")
+            for word in words if isinstance(words, list) else []:
                 if isinstance(word, dict) and heard(word.get("word")):
-                    items.append({"t": round(t + float(word.get("start", 0)), 2), "text": word["word"]})
+                    start = round(t + _time(word.get("start", 0)), 2)
+                    items.append((start, {"t": start, "text": word["word"]}))
     marked = set()
     for _, output in log:
         seat = output.values.get("seat")
         if output.key == "accepted" and output.t >= floor.start and isinstance(seat, int):
             marked.add(seat)
-            items.append({"t": round(output.t, 2), "text": texts("caption_nominated", seat=seat), "nominated": seat})
+            items.append((round(output.t, 2), {"t": round(output.t, 2), "text": texts("caption_nominated", seat=seat),
+                                               "nominated": seat}))
     for nomination in game.nominations:  # accepted without a spoken answer (confirm_nominations off)
         if nomination.day == game.day and nomination.by == floor.seat and floor.kind is FloorKind.SPEECH \
                 and nomination.target not in marked:
             target = nomination.target
-            items.append({"t": round(game.now, 2), "text": texts("caption_nominated", seat=target),
-                          "nominated": target})
-    items.sort(key=lambda i: i["t"])
-    return {"seat": floor.seat, "source": "rules", "items": items[-CAPTION_ITEMS:]}
+            items.append((round(game.now, 2), {"t": round(game.now, 2), "text": texts("caption_nominated", seat=target),
+                                               "nominated": target}))
+    items.sort(key=lambda i: i[0])
+    return {"seat": floor.seat, "source": "rules", "items": [item for _, item in items[-CAPTION_ITEMS:]]}
 
 
 # The roles mode's colours: the dark side, the checking stars, the town.
@@ -174,17 +190,18 @@ SIDES = {"mafia": "dark", "don": "dark", "maniac": "dark", "sheriff": "star", "c
 FOUND = {"sheriff", "black", "mafia", "maniac"}  # a check that found what it looks for
 
 
-def roles_overlay_state(live: LiveTable, texts: Texts, log: list[tuple[int, Output]]) -> dict[str, Any]:
+def roles_overlay_state(live: LiveTable, texts: Texts, log: list[tuple[int, Output]]) -> JSONOutObject:
     """The stream's roles mode: the board with every seat's role, the night
     checks and the best move. Secret: served only delayed, behind its own link."""
     game = live.game
-    state = table_state(live, texts, log)
-    state["phase"] = texts(f"phase_{game.phase.value}")
+    seats = public_seats(live, texts, seat_names(live))
     if game.roles:
-        for item in state["seats"]:
-            role = game.roles[item["seat"]].value
+        for seat, item in zip(game.seats(), seats, strict=True):
+            role = game.roles[seat].value
             item["role"], item["role_name"] = role, texts(f"role_{role}")
             item["side"] = SIDES.get(role, "town")
+    state = table_state(live, texts, log, seats)
+    state["phase"] = texts(f"phase_{game.phase.value}")
     state["checks"] = [{"night": c.night, "by": c.role, "seat": c.seat, "result": c.result,
                         "found": c.result in FOUND, "text": texts.answer(c)} for c in game.checks]
     best = game.best_move
@@ -196,14 +213,14 @@ def roles_overlay_state(live: LiveTable, texts: Texts, log: list[tuple[int, Outp
 
 
 def host_state(live: LiveTable, texts: Texts, *, reveal_roles: bool, csrf: str,
-               log: list[tuple[int, Output]], suggestions: list[dict[str, Any]],
-               answers_dismissed: int = 0) -> dict[str, Any]:
+               log: list[tuple[int, Output]], suggestions: list[JSONOutObject],
+               answers_dismissed: int = 0) -> JSONOutObject:
     game = live.game
     names = seat_names(live)
     seats = public_seats(live, texts, names)
-    for item in seats:
+    for seat, item in zip(game.seats(), seats, strict=True):
         if reveal_roles and game.roles:
-            item["role"] = game.roles[item["seat"]].value
+            item["role"] = game.roles[seat].value
     return {
         **_public_day(live, texts),
         "phase": texts(f"phase_{game.phase.value}"),
@@ -244,7 +261,7 @@ def spoken(game: Moderator, output: Output) -> str:
     return game.book.render(output)
 
 
-def night_answers(game: Moderator, texts: Texts, dismissed: int) -> dict[str, Any]:
+def night_answers(game: Moderator, texts: Texts, dismissed: int) -> JSONOutObject:
     """The private answers of the last night that had any, until the host dismisses them."""
     nights = [c.night for c in game.checks]
     night = max(nights, default=0)
@@ -253,7 +270,7 @@ def night_answers(game: Moderator, texts: Texts, dismissed: int) -> dict[str, An
     return {"night": night, "items": [texts.answer(c) for c in game.checks if c.night == night]}
 
 
-def _last_input(live: LiveTable, texts: Texts) -> dict[str, Any] | None:
+def _last_input(live: LiveTable, texts: Texts) -> JSONOutObject | None:
     """The host input an undo would take back, so a tab undoes only what it saw."""
     entries = live.entries
     index = last_host_input(entries)
@@ -262,7 +279,7 @@ def _last_input(live: LiveTable, texts: Texts) -> dict[str, Any] | None:
     return {"n": index, "text": texts.input(entries[index].event)}
 
 
-def _window_action(game: Moderator, texts: Texts) -> dict[str, Any] | None:
+def _window_action(game: Moderator, texts: Texts) -> JSONOutObject | None:
     """The city night's open window: whose turn, and whether that role can act."""
     if game.phase is not Phase.NIGHT_ACTION:
         return None

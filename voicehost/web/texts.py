@@ -46,7 +46,7 @@ class Texts:
     def __init__(self, phrasebook: str = "phrasebook.ru") -> None:
         self.words = load_web_texts(phrasebook)
 
-    def __call__(self, key: str, **values: Any) -> str:
+    def __call__(self, key: str, **values: object) -> str:
         text = self.words.get(key, key)
         return string.Formatter().vformat(text, (), _Blank(formatted(values)))
 

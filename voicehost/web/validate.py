@@ -22,7 +22,7 @@ INPUT_FIELDS = {"type", "seat", "seats", "counts", "count", "roles", "suggestion
 class Refusal(Exception):
     """A request refused: its HTTP status, a [web] phrasebook key and the values."""
 
-    def __init__(self, status: int, key: str, **values: Any) -> None:
+    def __init__(self, status: int, key: str, **values: object) -> None:
         super().__init__(key)
         self.status, self.key, self.values = status, key, values
 

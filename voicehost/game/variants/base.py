@@ -16,7 +16,7 @@ from voicehost.errors import GameError
 from voicehost.game.events import BestMove, SeatEvent, Votes
 from voicehost.game.keys import Key
 from voicehost.game.model import Phase
-from voicehost.rules import RuleOptions
+from voicehost.rules import GameKind, RuleOptions
 
 if TYPE_CHECKING:
     from voicehost.game.effects import Context, Effects
@@ -120,7 +120,7 @@ class Variant(Protocol):
 
 def variant_for(rules: RuleOptions) -> Variant:
     """The variant a ruleset plays: the city game, or sports mafia."""
-    if rules.game == "city":
+    if rules.game == GameKind.CITY:
         from voicehost.game.variants.city import CityVariant
 
         return CityVariant()

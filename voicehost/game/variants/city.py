@@ -29,6 +29,7 @@ from voicehost.game.events import BestMove, SeatEvent, Votes
 from voicehost.game.keys import Key
 from voicehost.game.model import Cause, Phase, Timer
 from voicehost.game.records import CheckRecord
+from voicehost.refusals import RefuseKey
 
 if TYPE_CHECKING:
     from voicehost.game.effects import Context
@@ -105,21 +106,21 @@ class CityVariant:
         count = len(names)
         if not 8 <= count <= 11 or sorted(names) != list(range(1, count + 1)):
             raise game.error(f"the city variant seats 8 to 11 players on seats 1..N; got seats "
-                             f"{', '.join(map(str, sorted(names)))}", key="city_deal_seats",
+                             f"{', '.join(map(str, sorted(names)))}", key=RefuseKey.CITY_DEAL_SEATS,
                              seats=sorted(names))
         known = {r.value for r in CityRole}
         for seat, name in sorted(names.items()):
             if name not in known:
                 raise game.error(f"setup seat {seat}: unknown role {name!r} "
-                                 f"(known: {', '.join(sorted(known))})", key="deal_unknown_role",
+                                 f"(known: {', '.join(sorted(known))})", key=RefuseKey.DEAL_UNKNOWN_ROLE,
                                  seat=seat, role=name, known=sorted(known))
         counts = Counter(names.values())
         if counts["mafia"] < 1 or counts["commissar"] != 1:
             raise game.error("the city variant needs at least one mafia and exactly one commissar",
-                             key="city_deal_roles")
+                             key=RefuseKey.CITY_DEAL_ROLES)
         extra = [r for r in ("doctor", "lover", "maniac") if counts[r] > 1]
         if extra:
-            raise game.error(f"the city variant has at most one {extra[0]}", key="city_deal_extra",
+            raise game.error(f"the city variant has at most one {extra[0]}", key=RefuseKey.CITY_DEAL_EXTRA,
                              card=extra[0])
 
     def deal(self, names: dict[int, str]) -> dict[int, Enum]:
@@ -283,13 +284,13 @@ class CityVariant:
             actor = game.role_seat(role)
             if actor is None or actor not in game.state.seats.alive:
                 return game.error(f"there is no {role} in the game to act", event,
-                                  key="city_no_actor", card=role)
+                                  key=RefuseKey.CITY_NO_ACTOR, card=role)
             if event.seat is not None and event.seat not in game.state.seats.alive:
-                return game.error(f"seat {event.seat} is not in the game", event, key="seat_out",
+                return game.error(f"seat {event.seat} is not in the game", event, key=RefuseKey.SEAT_OUT,
                                   seat=event.seat)
         if event.type in ("don_check", "sheriff_check"):
             return game.error("the city variant has no don or sheriff checks; use commissar_check",
-                              event, key="city_no_checks")
+                              event, key=RefuseKey.CITY_NO_CHECKS)
         return None
 
     def seat_event_fits(self, game: Moderator, event: SeatEvent) -> bool:
@@ -304,5 +305,5 @@ class CityVariant:
     def seat_event_refusal(self, game: Moderator, event: SeatEvent) -> GameError | None:
         if event.type in game.state.night.actions:
             role = ACTION_ROLE[event.type]
-            return game.error(f"the {role} has already acted tonight", event, key="city_acted")
+            return game.error(f"the {role} has already acted tonight", event, key=RefuseKey.CITY_ACTED)
         return None

@@ -12,6 +12,7 @@ from voicehost.game import night, voting
 from voicehost.game.events import BestMove, SeatEvent, Votes
 from voicehost.game.keys import Key
 from voicehost.game.model import ROLE_COUNTS, SEATS, FloorKind, Phase, Role, Team, Winner
+from voicehost.refusals import RefuseKey
 
 if TYPE_CHECKING:
     from voicehost.game.effects import Context, Effects
@@ -67,19 +68,19 @@ class SportsVariant:
         missing = [s for s in SEATS if s not in names]
         if missing:
             raise game.error(f"setup lacks roles for seat(s) {', '.join(map(str, missing))}",
-                             key="deal_missing", seats=missing)
+                             key=RefuseKey.DEAL_MISSING, seats=missing)
         known = {r.value for r in Role}
         for seat, name in sorted(names.items()):
             if name not in known:
                 raise game.error(f"setup seat {seat}: unknown role {name!r} "
                                  f"(known: {', '.join(r.value for r in Role)})",
-                                 key="deal_unknown_role", seat=seat, role=name,
+                                 key=RefuseKey.DEAL_UNKNOWN_ROLE, seat=seat, role=name,
                                  known=[r.value for r in Role])
         counts = Counter(Role(n) for n in names.values())
         if any(counts[role] != n for role, n in ROLE_COUNTS.items()):
             want = ", ".join(f"{n} {r.value}" for r, n in ROLE_COUNTS.items())
             have = ", ".join(f"{counts[r]} {r.value}" for r in ROLE_COUNTS)
-            raise game.error(f"setup needs {want}; got {have}", key="deal_counts")
+            raise game.error(f"setup needs {want}; got {have}", key=RefuseKey.DEAL_COUNTS)
 
     def deal(self, names: dict[int, str]) -> dict[int, Enum]:
         return {seat: Role(name) for seat, name in sorted(names.items())}
@@ -153,7 +154,7 @@ class SportsVariant:
         role = CHECKERS.get(event.type)
         if role is not None and game.seat_of(role) not in game.state.seats.alive:
             return game.error(f"the {role.value} is out of the game and checks no one", event,
-                              key=f"{role.value}_out")
+                              key=RefuseKey(f"{role.value}_out"))
         return None
 
     def seat_event_fits(self, game: Moderator, event: SeatEvent) -> bool:
@@ -166,7 +167,7 @@ class SportsVariant:
     def best_move_refusal(self, game: Moderator, event: BestMove, seat: int) -> GameError | None:
         if game.state.seats.roles[seat] is Role.SHERIFF and not game.rules.sheriff_best_move:
             return game.error("the sheriff has no best move (4.3.3)", event,
-                              key="sheriff_no_best_move")
+                              key=RefuseKey.SHERIFF_NO_BEST_MOVE)
         return None
 
     def seat_event_refusal(self, game: Moderator, event: SeatEvent) -> GameError | None:
@@ -175,11 +176,11 @@ class SportsVariant:
             return None
         if night.checked_tonight(game, checker.value):
             return game.error(f"the {checker.value} has already checked a seat tonight", event,
-                              key=f"{checker.value}_checked")
+                              key=RefuseKey(f"{checker.value}_checked"))
         if seat == game.seat_of(checker):
             return game.error(f"the {checker.value} cannot check their own seat", event,
-                              key=f"{checker.value}_own_seat")
+                              key=RefuseKey(f"{checker.value}_own_seat"))
         if seat not in game.state.seats.alive and not game.rules.check_out_seats:
             return game.error(f"seat {seat} is out of the game and cannot be checked", event,
-                              key="check_out_seat", seat=seat)
+                              key=RefuseKey.CHECK_OUT_SEAT, seat=seat)
         return None
