@@ -156,7 +156,8 @@ def _score(utterances: Any, speaker: Any, sink: Any, stand_ins: Any, t0: float) 
         hit = next((at for at, text in said if text == wanted), None)
         out.append({"kind": u["kind"], "text": u["text"], "seat": seat,
                     "latency": None if hit is None else hit - (t0 + number["end"]),
-                    "wrong": [t for _, t in said if t and t.startswith("Принят") and t != wanted]})
+                    "wrong": [t for _, t in said if t and t.startswith("Принят") and t != wanted],
+                    "corrected": [t for _, t in said if t and t.startswith("Поправка")]})
     return out
 
 
@@ -279,8 +280,10 @@ def _print_runs(label: str, per_run: list[list[dict[str, Any]]]) -> None:
             got = [s["latency"] for s in scored if s["kind"] == kind and s["latency"] is not None]
             missed = sum(1 for s in scored if s["kind"] == kind and s["latency"] is None)
             wrong = sum(len(s["wrong"]) for s in scored if s["kind"] == kind)
+            corrected = sum(len(s["corrected"]) for s in scored if s["kind"] == kind)
             print(f"{label}run {run}, {kind:5}: number word end -> first sample of 'Принят': {_stats(got)} "
-                  f"over {len(got)} ({missed} not announced, {wrong} wrong numbers announced)")
+                  f"over {len(got)} ({missed} not announced, {wrong} wrong numbers announced, {corrected} "
+                  f"corrected aloud)")
 
 
 def _summary(per_run: list[list[dict[str, Any]]], kind: str) -> tuple[str, int, int]:
