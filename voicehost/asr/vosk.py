@@ -75,6 +75,7 @@ class VoskRecognizer:
         self._rec.SetWords(True)
         self._rec.SetPartialWords(False)
         self.audio_time = 0.0
+        self._skew = 0.0  # seconds of warm-up audio Vosk still counts its word times from
         self._committer = PartialCommitter(stable_seconds, limits=limits, meaning=meaning)
 
     @property
@@ -91,9 +92,15 @@ class VoskRecognizer:
 
     def warm_up(self) -> None:
         """Decode a moment of silence once, so the first real word does not pay
-        for the first-use allocations; the stream then starts afresh."""
-        self._rec.AcceptWaveform(b"\0\0" * (RATE // 2))
+        for the first-use allocations; the stream then starts afresh. Vosk's
+        Reset keeps counting word times from the audio it was fed before
+        (`samples_round_start_`), so the final results' times are taken back
+        by the warm-up's length: without that every exact time came 0.5 s
+        later than the words taken from partials and the table's clock."""
+        silence = b"\0\0" * (RATE // 2)
+        self._rec.AcceptWaveform(silence)
         self._rec.Reset()
+        self._skew += len(silence) / 2 / RATE
 
     def accept(self, pcm: bytes) -> list[Word | Revision]:
         self.audio_time += len(pcm) / 2 / RATE
@@ -108,8 +115,10 @@ class VoskRecognizer:
         return self._committer.final(self._final(self._rec.FinalResult()), self.audio_time)
 
     def _final(self, result: str) -> list[dict[str, Any]]:
-        """A final result's words, a filler heard as [unk]."""
+        """A final result's words, times from the stream's start, a filler heard as [unk]."""
         items: list[dict[str, Any]] = json.loads(result).get("result", [])
+        if self._skew:
+            items = [dict(i, start=float(i["start"]) - self._skew, end=float(i["end"]) - self._skew) for i in items]
         if self.fillers:
             items = [dict(i, word="[unk]") if i.get("word") in self.fillers else i for i in items]
         return items
