@@ -58,6 +58,10 @@ from voicehost.refusals import RefuseKey
 from voicehost.rules import RuleOptions
 
 
+def _deadline(timer: tuple[str, float]) -> float:
+    return timer[1]
+
+
 def new_game(rules: RuleOptions) -> Moderator:
     """A new game of `rules`, its grammar and phrasebook loaded (Moderator.for_rules)."""
     return Moderator.for_rules(rules)
@@ -192,8 +196,7 @@ class Moderator(StateView):
     def _advance(self, now: float) -> None:
         clock = self.state.clock
         while clock.paused_at is None and clock.timers:
-            name = min(clock.timers, key=clock.timers.__getitem__)
-            deadline = clock.timers[name]
+            name, deadline = min(clock.timers.items(), key=_deadline)
             if deadline > now:
                 break
             del clock.timers[name]
