@@ -25,10 +25,15 @@ def _no_constant(name: str) -> Any:
     raise NotANumber(name)
 
 
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)
+
+
 def loads_strict(text: str | bytes, **hooks: Any) -> Any:
     """`json.loads`, refusing NaN and Infinity with `NotANumber` (a ValueError);
     `hooks` go to json.loads as they are (e.g. parse_int)."""
-    return json.loads(text, parse_constant=_no_constant, **hooks)
+    if hooks or not isinstance(text, str):
+        return json.loads(text, parse_constant=_no_constant, **hooks)
+    return _DECODER.decode(text)   # one decoder: json.loads would build one per call
 
 
 def read_json_file(path: Path, what: str, *, error: type[VoicehostError] = InputError,

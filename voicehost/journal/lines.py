@@ -46,11 +46,13 @@ _HASH_PREFIX = b',"h":"'
 _SUFFIX_LEN = len(_HASH_PREFIX) + HASH_CHARS + 2      # ,"h":"0123456789"}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Entry:
     """One accepted input (or a clock mark: {"type": "tick"}) as the game
     applied it: its game time and its event, the SPEC's JSON object; read
-    as `entry.t` and `entry.event`."""
+    as `entry.t` and `entry.event`. Not frozen, like the engine's effects:
+    one is made per input and clock mark, and a frozen dataclass costs three
+    times as much to build; nothing assigns to an entry once it is made."""
 
     t: float
     event: JSONObject
