@@ -278,6 +278,21 @@ def test_a_typed_game_ends_with_awards_and_its_protocol_beside_the_journal(tmp_p
     assert "Вера Павловна" in records[0].read_text("utf-8") and "Алиса" in records[1].read_text("utf-8")
 
 
+def test_each_award_is_said_before_the_next_question_and_the_protocol(tmp_path):
+    """A bare number answers the question asked; its announcement (said once on
+    disk) comes before the next question, and both before the protocol's lines."""
+    code, out, journal = play_typed(tmp_path, ["/roles d4 m2 m7 s6", "<80>", "/dq 2", "/dq 4", "/dq 7",
+                                               "3", "8", "/quit"])
+    assert code == 0
+    lines = out.splitlines()
+
+    def at(text: str) -> int:
+        return next(i for i, line in enumerate(lines) if text in line)
+
+    best, ask_worst, worst = at("Лучший игрок — номер 3"), at("> Кто худший игрок?"), at("Худший игрок — номер 8")
+    assert at("> Кто лучший игрок?") < best < ask_worst < worst < at("Протокол:")
+
+
 def test_quit_before_the_deal_leaves_no_journal(tmp_path):
     code, out, journal = play_typed(tmp_path, ["/state", "/quit"])
     assert code == 0 and not journal.exists() and list(tmp_path.iterdir()) == []

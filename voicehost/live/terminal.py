@@ -278,6 +278,11 @@ class Terminal:
         finally:
             self._holding = False
         self.write(self.texts.text("undo_done", what=describe(undone)))
+        self._release_question()
+
+    def _release_question(self) -> None:
+        """Ask the question held back while a line was applied, said and written down."""
+        self._holding = False
         if self._held:
             self._held = False
             self._ask()
@@ -366,6 +371,7 @@ class Terminal:
             line = await next_line(lines, stop, self.halted)
             if line is None:
                 break
+            self._holding = True   # a question this line brings comes after what the line made the table say
             try:
                 verdict = self.handle(line)
                 if verdict == "undo":
@@ -374,6 +380,7 @@ class Terminal:
             except VoicehostError as exc:
                 self.write("! " + self.refusal(exc))
                 verdict = None
+            self._release_question()
             if verdict == "new":
                 if self.evening is not None and self.live.over:
                     return "new"
