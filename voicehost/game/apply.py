@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from voicehost.game import discipline, floors, narration, night, scoring, voting
 from voicehost.game import effects as fx
+from voicehost.game.narration import said
 
 if TYPE_CHECKING:
     from voicehost.game.moderator import Moderator
@@ -22,20 +23,17 @@ if TYPE_CHECKING:
 def run(game: Moderator, effects: fx.Effects) -> bool:
     """Apply a stage's decision in order; True (and the rest dropped) once
     an effect has ended the game."""
+    outputs, state, rules = game.outputs, game.state, game.rules
     for effect in effects:
         # The most frequent effects are applied inline, most frequent first (the
         # engine runs thousands of games a second); the others by the table `APPLY`.
         if isinstance(effect, fx.Say):
-            game.outputs.append(narration.said(game.state, game.rules, effect))
+            outputs.append(said(state, rules, effect))
         elif isinstance(effect, fx.SetTimer):
-            clock = game.state.clock
+            clock = state.clock
             clock.timers[effect.name] = clock.base + effect.seconds
         elif isinstance(effect, fx.Enter):
             game.enter(effect.phase)
-        elif isinstance(effect, fx.SetDeadline):
-            game.state.clock.timers[effect.name] = effect.at
-        elif isinstance(effect, fx.ClearTimers):
-            game.state.clock.timers.clear()
         elif isinstance(effect, fx.CloseFloor):
             if run(game, floors.close_floor(game)):
                 return True

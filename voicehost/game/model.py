@@ -117,11 +117,14 @@ class OutputKind(StrEnum):
     SUGGEST = "suggest"  # a hint to the host: a forbidden word may deserve a foul
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Output:
     """Something the moderator does: a phrasebook key with its values. The
     words are rendered at the edge, from the table's phrasebook
-    (`Phrasebook.render`), so the core holds no human text."""
+    (`Phrasebook.render`), so the core holds no human text. Nothing changes an
+    output once made (copies of a game share them); it is not a frozen
+    dataclass only because the engine makes hundreds a game and a frozen one
+    costs four times as much to build."""
 
     t: float
     kind: OutputKind
