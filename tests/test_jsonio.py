@@ -39,8 +39,15 @@ def test_a_json_file_reads_and_its_problems_are_one_line_in_the_tables_words(tmp
             read_json_file(path, "protocol")
         message = str(refused.value)
         assert "\n" not in message and str(path) in message
-        assert refused.value.key == ("file_missing" if content is None else "file_damaged")
+        expected = "file_missing" if content is None else "file_not_a_number" if name == "nan.json" else "file_damaged"
+        assert refused.value.key == expected
         assert str(path) in book.refusal(refused.value)
+    # NaN where a number belongs is named, in each language
+    with pytest.raises(InputError) as refused:
+        read_json_file(tmp_path / "nan.json", "protocol")
+    assert book.refusal(refused.value) == f"В файле {tmp_path / 'nan.json'} вместо числа стоит «NaN»"
+    uk = load_phrasebook("phrasebook.uk")
+    assert uk.refusal(refused.value) == f"У файлі {tmp_path / 'nan.json'} замість числа стоїть «NaN»"
     folder = tmp_path / "folder.json"
     folder.mkdir()
     with pytest.raises(InputError, match="cannot read the protocol"):

@@ -49,6 +49,9 @@ def read_json_file(path: Path, what: str, *, error: type[VoicehostError] = Input
         return loads_strict(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise _error(error, f"{path}: no such file", RefuseKey.FILE_MISSING, values) from None
+    except NotANumber as exc:   # NaN or Infinity where a number belongs: say which
+        raise _error(error, f"{path}: {exc.name} is not a number", RefuseKey.FILE_NOT_A_NUMBER,
+                     {**values, "detail": exc.name}) from None
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         why = exc.strerror if isinstance(exc, OSError) else "not JSON"
         raise _error(error, f"{path}: cannot read the {what} ({why})", RefuseKey.FILE_DAMAGED, values) from None

@@ -44,6 +44,7 @@ class RefuseKey(StrEnum):
     EVENT_NOT_OBJECT = "event_not_object"
     EVENT_UNKNOWN = "event_unknown"
     FILE_DAMAGED = "file_damaged"
+    FILE_NOT_A_NUMBER = "file_not_a_number"
     FILE_MISSING = "file_missing"
     GAME_OVER = "game_over"
     LIFT_TOO_MANY = "lift_too_many"
