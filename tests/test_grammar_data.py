@@ -237,3 +237,13 @@ def test_typed_play_speaks_the_clubs_line(tmp_path):
                           capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "Есть номер 7" in done.stdout and "Принят номер" not in done.stdout
+
+
+def test_the_ukrainian_tables_download_hints_fetch_its_own_model_and_voice():
+    """`models download` alone fetches the Russian model: a ua-club host is told the
+    command that fetches the Ukrainian one (its --ruleset)."""
+    data = tomllib.loads((Path(__file__).parent.parent / "grammars" / "phrasebook.uk.toml").read_text("utf-8"))
+    hints = [text for section in data.values() if isinstance(section, dict)
+             for text in section.values() if isinstance(text, str) and "models download" in text]
+    assert len(hints) >= 4
+    assert all("models download --ruleset ua-club" in text for text in hints), hints
