@@ -10,7 +10,7 @@ from tests.fakes import FakeSink
 from tests.realparts import JOE_VOICE
 from voicehost.audio import Clip, WavFileSink, read_wav
 from voicehost.live.playback import Speaker
-from voicehost.tts import EspeakVoice, PiperVoice, VoiceError, open_voice, render
+from voicehost.tts import EspeakVoice, PiperVoice, VoiceError, cache_path, open_voice, read_clip, render
 
 
 @pytest.fixture(scope="module")
@@ -105,3 +105,36 @@ def test_a_rare_line_is_kept_on_disk_and_played_from_there(joe, tmp_path):
     assert not speaker.spoken[0].cached and speaker.spoken[1].cached
     assert speaker.table.clips == [on_disk, on_disk]
     assert on_disk.rate == 22050 and on_disk.seconds > 0.5
+
+
+def test_a_first_start_renders_the_announcements_in_a_child_process(joe, tmp_path, monkeypatch):
+    """Piper's buffers grow with the longest line and the heap keeps them, so the
+    table's process renders nothing itself when the cache is cold: a child does,
+    into the cache folder, and the table reads the clips from there."""
+    lines = ["Ten seconds", "Player seven, your time. Thank you."]
+    alone = [render(joe, line) for line in lines]
+
+    def here(text):
+        raise AssertionError(f"synthesized {text!r} in the table's process")
+
+    monkeypatch.setattr(joe, "synthesize", here)
+    speaker = Speaker(joe, FakeSink(), None, lambda: 0.0)
+    speaker.prerender(lines + ["Ten seconds"], tmp_path)
+    speaker.close()
+    assert len(list(tmp_path.glob("*.wav"))) == 2
+    assert [speaker.cache[line] for line in lines] == [read_clip(cache_path(joe, line, tmp_path)) for line in lines]
+    # the same speech (Piper's noise makes no two renderings equal to the sample)
+    assert all(abs(speaker.cache[line].seconds - clip.seconds) < 0.5 for line, clip in zip(lines, alone, strict=True))
+
+
+def test_when_the_child_cannot_render_the_table_renders_itself(joe, tmp_path, monkeypatch, caplog):
+    from voicehost.live.speaking import SupervisedVoice
+
+    voice = SupervisedVoice(joe)
+    monkeypatch.setattr(joe, "model", tmp_path / "gone.onnx")  # the child cannot load it
+    speaker = Speaker(voice, FakeSink(), None, lambda: 0.0)
+    with caplog.at_level("WARNING"):
+        speaker.prerender(["Ten seconds"], tmp_path)
+    speaker.close()
+    assert "rendering the announcements apart failed" in caplog.text
+    assert speaker.cache["Ten seconds"].seconds > 0.3 and len(list(tmp_path.glob("*.wav"))) == 1

@@ -52,10 +52,46 @@ class PiperVoice:
                              f"download it again with `voicehost models download`") from None
         self.name = model.stem
         self.rate = self._voice.config.sample_rate
+        self.model, self.config = model, config
 
     def synthesize(self, text: str) -> Iterator[Clip]:
         for chunk in self._voice.synthesize(text):
             yield Clip(chunk.audio_int16_bytes, chunk.sample_rate)
+
+    def render_apart(self, texts: list[str], folder: Path) -> bool:
+        """Render `texts` into `folder` (as `cached_render` does) in a child
+        process, so this one never holds a synthesis: Piper's buffers grow with
+        the longest line (12 s of speech took 280 MB) and the heap keeps what
+        it took, so a first start that rendered the table's lines here went
+        on to the game 800 MB large. False when the child failed (the caller
+        renders what is missing itself)."""
+        import json
+        import sys
+
+        job = json.dumps({"model": str(self.model), "config": str(self.config), "folder": str(folder),
+                          "texts": texts}, ensure_ascii=False)
+        try:
+            done = subprocess.run([sys.executable, "-c", "from voicehost.tts import _render_job; _render_job()"],
+                                  input=job, capture_output=True, text=True, encoding="utf-8",
+                                  timeout=60 + 10 * len(texts))
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            log.warning("could not render the announcements apart: %s", exc)
+            return False
+        if done.returncode != 0:
+            log.warning("rendering the announcements apart failed: %s", done.stderr.strip()[-300:])
+            return False
+        return True
+
+
+def _render_job() -> None:
+    """`PiperVoice.render_apart`'s child: the job as JSON on standard input."""
+    import json
+    import sys
+
+    job = json.loads(sys.stdin.read())
+    voice = PiperVoice(Path(job["model"]), Path(job["config"]))
+    for text in job["texts"]:
+        cached_render(voice, text, Path(job["folder"]))
 
 
 def _load_piper(piper_class: Any, model: Path, config: Path) -> Any:

@@ -73,9 +73,16 @@ class Speaker:
         kept on disk across evenings too (keyed by voice and text)."""
         if self.voice is None:
             return 0
+        texts = list(dict.fromkeys(texts))
+        voice = self.voice
+        apart = getattr(voice, "render_apart", None)
+        if folder is not None and apart is not None:
+            missing = [t for t in texts if t not in self.cache and not cache_path(voice, t, folder).is_file()]
+            if missing:
+                apart(missing, folder)  # what it could not render is rendered below
         for text in texts:
             if text not in self.cache:
-                self.cache[text] = cached_render(self.voice, text, folder)
+                self.cache[text] = cached_render(voice, text, folder)
         from voicehost.asr import malloc_trim
 
         malloc_trim()  # synthesis buffers go back to the system

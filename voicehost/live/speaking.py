@@ -34,6 +34,11 @@ class SupervisedVoice:
         self.voice = voice
         self.name = voice.name
 
+    def render_apart(self, texts: list[str], folder: Path) -> bool:
+        """The voice's own `render_apart` (Piper's: in a child process), where it has one."""
+        apart = getattr(self.voice, "render_apart", None)
+        return bool(apart(texts, folder)) if apart is not None else False
+
     def synthesize(self, text: str) -> Iterator[Clip]:
         try:
             for clip in self.voice.synthesize(text):
