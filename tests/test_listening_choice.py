@@ -80,15 +80,17 @@ def test_the_log_says_which_recognizer_and_why(caplog, monkeypatch):
     built = {}
 
     class Recorded:
-        def __init__(self, model, *, phrases, stable_seconds, limits, meaning, fillers):
+        def __init__(self, model, *, phrases, stable_seconds, limits, meaning, fillers, weights):
             built.update(phrases=phrases, stable_seconds=stable_seconds,
-                         fillers=fillers)
+                         fillers=fillers, weights=weights)
 
     monkeypatch.setattr(listening, "VoskRecognizer", Recorded)
     model = FakeModel({"[unk]", "выставляю"})
     with caplog.at_level(logging.INFO, logger="voicehost.live.listening"):
-        listening.listening_recognizer(model, AsrSettings(mode="auto", stable_ms=120), ["выставляю", "семь"])
-    assert built == {"phrases": ["выставляю", "семь"], "stable_seconds": 0.12, "fillers": []}
+        listening.listening_recognizer(model, AsrSettings(mode="auto", stable_ms=120), ["выставляю", "семь"],
+                                       weights={"выставляю": 3})
+    assert built == {"phrases": ["выставляю", "семь"], "stable_seconds": 0.12, "fillers": [],
+                     "weights": {"выставляю": 3}}
     (line,) = [r.getMessage() for r in caplog.records]
     assert line.startswith("listening with the grammar recognizer") and "has [unk]" in line
 
@@ -173,7 +175,18 @@ def test_a_models_frequent_words_split_into_fillers_and_forms_the_rules_hear():
 
     grammar = load_grammar("ru")
     rule_words = grammar_phrases(grammar)
-    fillers, heard = filler_split(grammar, ["и", "выставляю", "честное", "дом", "седьмого", "честностью"],
-                                  rule_words)
-    assert fillers == ["и", "дом"]  # heard as [unk]
+    words = ["и", "выставляю", "честное", "дом", "седьмого", "честностью", "дома", "семья", "выставка",
+             "погода", "третьей", "сегодня"]
+    fillers, heard = filler_split(grammar, words, rule_words)
+    # heard as [unk]: words of two syllables or more that sound like no rule word; "и" and "дом"
+    # fit inside rule words, "семья", "выставка" and "третьей" sound like "семь", "выставляю", "третий"
+    assert fillers == ["дома", "погода", "сегодня"]
     assert heard == ["честное", "честностью"]  # a forbidden word's other forms are heard as themselves
+
+
+@pytest.mark.parametrize("word, count", [("и", 1), ("дом", 1), ("выставляю", 4), ("пас", 1), ("їжак", 2),
+                                         ("의", 1), ("라디오", 3)])
+def test_syllables_are_vowels_or_hangul_blocks(word, count):
+    from voicehost.asr.choice import syllables
+
+    assert syllables(word) == count

@@ -9,21 +9,21 @@ import pytest
 
 from tests.realparts import KO_MODEL, ko_live_model
 from tools.latency_fixture import FIXTURE, STAND_INS, _espeak, load_transcript, translate
-from voicehost.asr import VoskRecognizer, filler_split, model_knows, plain_words
+from voicehost.asr import VoskRecognizer, filler_split, grammar_fillers, model_knows, plain_words
+from voicehost.asr.choice import syllables
 from voicehost.audio import RATE, read_wav
 from voicehost.phrases.grammar import load_grammar
 from voicehost.phrases.listener import Nomination, SpeechListener, StaticContext
 from voicehost.vocabulary import frequent_words
 
-# Free Korean speech between nominations (espeak-ng; none of it a stand-in).
+# Free Korean speech between nominations (espeak-ng; "어제", a stand-in, is a number said in passing).
 FREE = ["안녕하세요 만나서 반갑습니다", "오늘 날씨가 좋네요", "이 사람은 정말 이상해요", "어제 영화를 봤어요",
         "커피 한 잔 주세요", "내일 다시 만나요"]
 
 
 @pytest.fixture(scope="module")
 def fillers():
-    words = frequent_words(KO_MODEL, 450, set(STAND_INS))
-    return filler_split(None, words, STAND_INS)[0][:400]
+    return grammar_fillers(KO_MODEL, None, sorted(STAND_INS))[0]
 
 
 def free_speech() -> bytes:
@@ -50,7 +50,7 @@ def nominations(words) -> list[int]:
     listener, out = SpeechListener(grammar, StaticContext()), []
     for word in words:
         for event in listener.hear(word):
-            if isinstance(event, Nomination):
+            if isinstance(event, Nomination) and event.accepted:  # a refused attempt puts nobody up
                 out.append(event.target)
                 listener = SpeechListener(grammar, StaticContext())
     return out
@@ -58,8 +58,15 @@ def nominations(words) -> list[int]:
 
 def test_the_models_frequent_words_come_from_its_own_graph(fillers):
     assert len(fillers) == 400 and len(set(fillers)) == 400
-    assert fillers[0] == "의"  # the Korean genitive particle, the commonest word
+    # the commonest words of two syllables or more: the particle "의", the
+    # commonest word, would fit inside every rule word
+    assert fillers[:3] == ["에서", "으로", "이다"] and "의" in frequent_words(KO_MODEL, 5)
+    assert all(syllables(w) >= 2 for w in fillers)
     assert not set(fillers) & set(STAND_INS)
+    # nor a likeness of a rule word: "라디오쇼" sounds like "라디오", "게임기" like "게임"
+    alike = ["라디오쇼", "게임기", "버스를", "라디"]
+    assert all(model_knows(ko_live_model(), w) for w in alike)
+    assert filler_split(None, [*alike, "에서"], STAND_INS)[0] == ["에서"]
     assert all(model_knows(ko_live_model(), w) for w in fillers)
     assert not any(w.startswith(("<", "[", "#", "!")) for w in fillers)
 
@@ -127,3 +134,45 @@ def test_captions_hear_every_word_while_the_grammar_decides(tmp_path, fillers):
     assert len(captions) >= 4 and "[unk]" not in captions and not set(captions) & set(STAND_INS)
     assert seen and captions == [w.word for w in plain_words(i for batch in seen for i in batch)]
     recognizer.close()
+
+
+def test_a_weighted_phrase_is_listed_as_many_times_as_it_counts():
+    phrases = sorted(STAND_INS)
+    recognizer = VoskRecognizer(ko_live_model(), phrases=phrases, weights={"라디오": 3, "없는말은": 5})
+    assert recognizer.grammar is not None and recognizer.grammar.count("라디오") == 3
+    assert sorted(set(recognizer.grammar)) == phrases  # a weight for a word not in the phrases adds nothing
+    recognizer.close()
+
+
+def test_at_the_tables_grammar_size_every_nomination_is_heard_from_the_partials():
+    """The bench's table setting (tools/latency_fixture.py `table_grammar`: 222
+    words, the stand-ins' other forms and the trigger's look-alikes among them,
+    the model's fillers, the trigger weighted): every nomination of the fixture
+    is taken from the partials within 0.7 s of audio after its number ends, and
+    the final result keeps it. With one-syllable fillers, the final result cut
+    "버스" into "더 [unk]"; with the default minimum-Bayes-risk result, "라디오
+    게임" became "라디오국 [unk]"; unweighted, a partial showed "라디오 어제" as
+    "라디오쇼" up to the final result, 1.1 s after the number."""
+    from voicehost.asr import TRIGGER, Revision
+    from voicehost.latency_bench import _Table
+
+    table = _Table(KO_MODEL)
+    table.model = ko_live_model()
+    recognizer = table.recognizer()
+    recognizer.warm_up()
+    pcm = read_wav(FIXTURE).pcm
+    step = int(RATE * 0.04) * 2
+    events = []
+    for i in range(0, len(pcm), step):
+        events += [(recognizer.audio_time, item) for item in recognizer.accept(pcm[i:i + step])]
+    events += [(recognizer.audio_time, item) for item in recognizer.finish()]
+    recognizer.close()
+    for u in load_transcript()["utterances"][1:]:
+        number, start, end = u["words"][1], u["words"][0]["start"] - 0.3, u["words"][-1]["end"] + 2.0
+        mine = [(t, item) for t, item in events if start <= t <= end]
+        taken = [(t, item) for t, item in mine if not isinstance(item, Revision)]
+        (final,) = [item for _, item in mine if isinstance(item, Revision)]
+        want = [TRIGGER, table.meaning(number["word"])]
+        assert [table.meaning(w.word) for w in final.new[:2]] == want, (u["text"], final)
+        assert [table.meaning(item.word) for _, item in taken[:2]] == want, (u["text"], taken)
+        assert taken[1][0] - number["end"] <= 0.7, (u["text"], taken[1][0] - number["end"])

@@ -139,7 +139,8 @@ def load_transcript(path: Path = FIXTURE) -> dict:
 PARTICLES = ("을", "를", "이", "가", "은", "는", "의", "에", "에서", "으로", "로", "와", "과", "도", "만", "까지",
              "에게", "처럼", "보다", "이나", "부터", "라도", "마다", "밖에")
 TABLE_SIZE = 222  # grammar_phrases(load_grammar("ru"))
-# Free speech between nominations (espeak-ng Korean; no stand-in in it).
+# Free speech between nominations (espeak-ng Korean). Its one stand-in, "어제"
+# ("yesterday", the Russian "три"), is a number said in passing, as players do.
 FREE_SPEECH = ["안녕하세요 만나서 반갑습니다", "오늘 날씨가 좋네요", "이 사람은 정말 이상해요", "어제 영화를 봤어요",
                "커피 한 잔 주세요", "내일 다시 만나요", "저는 학교에 갑니다", "한국어를 공부하고 있어요"]
 

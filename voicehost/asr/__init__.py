@@ -18,6 +18,7 @@ from __future__ import annotations
 from voicehost.asr.choice import (
     FILLER_COUNT,
     MODES,
+    TRIGGER_WEIGHT,
     Listening,
     choose_listening,
     filler_split,
@@ -56,7 +57,7 @@ from voicehost.asr.vosk import CAPTION_WORDS, CaptionedRecognizer, VoskRecognize
 
 __all__ = [
     "CAPTION_WORDS", "ENDPOINT_RULE2", "FILLER_COUNT", "FOUR_MAFIA", "LOW_LATENCY", "MARGIN", "MODES", "OTHER",
-    "PARTIAL_LAG", "TRIGGER", "WRONG_FORM", "AsrError", "CaptionedRecognizer", "Listening", "Meaning",
+    "PARTIAL_LAG", "TRIGGER", "TRIGGER_WEIGHT", "WRONG_FORM", "AsrError", "CaptionedRecognizer", "Listening", "Meaning",
     "PartialCommitter", "Recognizer", "Revision", "SpeechLimits", "VoskRecognizer", "choose_listening",
     "exact_text", "filler_split", "grammar_fillers", "grammar_phrases", "load_model", "low_latency_options",
     "low_latency_view", "malloc_trim", "model_knows", "model_problem", "new_words", "plain_words",

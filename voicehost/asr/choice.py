@@ -4,6 +4,7 @@ words a model cannot hear, and the fillers a model without [unk] lends a
 grammar."""
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,31 +63,66 @@ class Listening:
 
 
 FILLER_COUNT = 400  # a model's frequent words a grammar takes as [unk] when the model has no [unk]
+# A filler must be a word of its own, not a piece or a likeness of a rule word:
+# a one-syllable filler ("и", the Korean particle "의") fits inside every rule
+# word, so the decoder can cut a number into it and another filler ("버스" ->
+# "더 [unk]"); a filler that sounds like a rule word ("семья", "выставка")
+# takes that word's place. Such words are left out of the grammar altogether.
+FILLER_SYLLABLES = 2
+FILLER_LIKENESS = 70.0  # rapidfuzz ratio of the decomposed letters at which a word sounds like a rule word
+# How many times the trigger counts in the grammar's language model (Vosk
+# estimates it from the phrase list, so a phrase listed three times is three
+# times as likely): at a table "выставляю" opens every nomination, each wrong
+# form is a rare slip. Weighted, a partial no longer shows the trigger as a
+# longer look-alike for the whole of the next word ("라디오 어제" -> "라디오쇼").
+TRIGGER_WEIGHT = 3
+_VOWELS = frozenset("аеёиоуыэюяіїєaeiouy")
 
 
-def filler_split(grammar: Grammar | None, words: Iterable[str], rule_words: Iterable[str]) -> \
-        tuple[list[str], list[str]]:
+def syllables(word: str) -> int:
+    """A word's syllables: a Hangul block is one, elsewhere a vowel letter is one."""
+    return sum(1 for c in word.lower() if c in _VOWELS or "\uac00" <= c <= "\ud7a3")
+
+
+def _letters(word: str) -> str:
+    """A word's letters decomposed (Hangul blocks into their jamo, "й" into "и" and its mark)."""
+    return unicodedata.normalize("NFD", word.lower())
+
+
+def filler_split(grammar: Grammar | None, words: Iterable[str], rule_words: Iterable[str],
+                 alike: Iterable[str] | None = None) -> tuple[list[str], list[str]]:
     """A model's frequent words for a grammar without [unk]: (fillers, heard):
     a word the speech rules react to (a forbidden word's other form,
-    "честное") is heard as itself, any other is a filler heard as [unk]; the
-    rule words themselves are neither."""
+    "честное") is heard as itself; any other is a filler heard as [unk],
+    unless it is shorter than `FILLER_SYLLABLES` or sounds like a rule word
+    (`FILLER_LIKENESS`: `alike`, by default every rule word), which are left
+    out; the rule words themselves are neither."""
+    from rapidfuzz import fuzz, process
+
     rules = set(rule_words)
+    likeness = [_letters(w) for w in (rules if alike is None else set(alike))]
     fillers: list[str] = []
     heard: list[str] = []
     for word in words:
         if word in rules:
             continue
-        (heard if grammar is not None and grammar.reacts_to(word) else fillers).append(word)
+        if grammar is not None and grammar.reacts_to(word):
+            heard.append(word)
+        elif syllables(word) >= FILLER_SYLLABLES and process.extractOne(
+                _letters(word), likeness, scorer=fuzz.ratio, score_cutoff=FILLER_LIKENESS) is None:
+            fillers.append(word)
     return fillers, heard
 
 
 def grammar_fillers(model_dir: Path, grammar: Grammar | None, rule_words: list[str],
-                    count: int = FILLER_COUNT) -> tuple[list[str], list[str]]:
-    """`filler_split` of a model's `count` most frequent words that are no rule
-    words (`voicehost.vocabulary`); ([], []) when its graph cannot be read."""
+                    count: int = FILLER_COUNT, alike: Iterable[str] | None = None) -> tuple[list[str], list[str]]:
+    """`filler_split` of a model's most frequent words that are no rule words
+    (`voicehost.vocabulary`), up to `count` fillers; ([], []) when its graph
+    cannot be read."""
     from voicehost.vocabulary import frequent_words
 
-    fillers, heard = filler_split(grammar, frequent_words(model_dir, 2 * count, set(rule_words)), rule_words)
+    fillers, heard = filler_split(grammar, frequent_words(model_dir, 4 * count, set(rule_words)), rule_words,
+                                  alike)
     return fillers[:count], heard
 
 

@@ -3,7 +3,11 @@ partial committer, and the captioning pair (both recognizers together).
 
 Words are decided from Vosk's plain-text partial (`SetPartialWords(False)`):
 it is the best path over every decoded frame, so a word shows ~0.45 s after
-it ends, where the timed partial waits for lattice determinization (0.85-1.8 s)."""
+it ends, where the timed partial waits for lattice determinization (0.85-1.8 s).
+The final result is the lattice's best path too (`SetMaxAlternatives(1)`),
+not Vosk's default minimum-Bayes-risk words: those may be another word
+sequence than the best path the partials showed, so a number already
+announced was retracted for words no partial had shown ("버스" -> "더 [unk]")."""
 from __future__ import annotations
 
 import ctypes
@@ -13,7 +17,7 @@ import json
 import logging
 import queue
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from voicehost.asr.committer import (
@@ -53,27 +57,35 @@ class VoskRecognizer:
     With `phrases`, a grammar recognizer: only those words (and `[unk]`, or
     the model's `fillers` passed on as "[unk]", for anything else) can be
     heard; it decodes at a few per cent of real time and takes tens of MB
-    where an open one takes ~200. Without, the open recognizer. Whether a
+    where an open one takes ~200; `weights` count a phrase more than once in
+    the grammar's language model (Vosk estimates it from the list, so a
+    phrase listed n times is n times as likely). Without, the open recognizer. Whether a
     model may get a grammar at all (one without [unk] or fillers would hear
     every cough as a rule word) is decided in one place, `choose_listening`
     (`voicehost.live.listening.listening_recognizer` at the table)."""
 
     def __init__(self, model: Any, *, phrases: list[str] | None = None, stable_seconds: float = 0.1,
                  limits: SpeechLimits = FOUR_MAFIA, meaning: Meaning = exact_text,
-                 fillers: Iterable[str] = ()) -> None:
+                 fillers: Iterable[str] = (), weights: Mapping[str, int] | None = None) -> None:
         import vosk
 
         self.model = model
         self.fillers = frozenset(fillers) - set(phrases or ())
         self.phrases = phrases
+        self.grammar: list[str] | None = None  # the phrase list Vosk got, weights as repeats
         if phrases is not None:
             known = [p for p in phrases if self.knows(p)] + (["[unk]"] if self.knows("[unk]") else [])
             known += sorted(w for w in self.fillers if self.knows(w))
-            self._rec = vosk.KaldiRecognizer(model, RATE, json.dumps(known or ["[unk]"], ensure_ascii=False))
+            for word, times in sorted((weights or {}).items()):  # a phrase listed n times is n times as likely
+                if word in phrases and self.knows(word):
+                    known += [word] * (times - 1)
+            self.grammar = known or ["[unk]"]
+            self._rec = vosk.KaldiRecognizer(model, RATE, json.dumps(self.grammar, ensure_ascii=False))
         else:
             self._rec = vosk.KaldiRecognizer(model, RATE)
         self._rec.SetWords(True)
         self._rec.SetPartialWords(False)
+        self._rec.SetMaxAlternatives(1)  # the best path, as the partials show it (see the module's note)
         self.audio_time = 0.0
         self._skew = 0.0  # seconds of warm-up audio Vosk still counts its word times from
         self._committer = PartialCommitter(stable_seconds, limits=limits, meaning=meaning)
@@ -116,9 +128,13 @@ class VoskRecognizer:
 
     def _final(self, result: str) -> list[dict[str, Any]]:
         """A final result's words, times from the stream's start, a filler heard as [unk]."""
-        items: list[dict[str, Any]] = json.loads(result).get("result", [])
+        parsed = json.loads(result)
+        best = (parsed.get("alternatives") or [{}])[0] if "alternatives" in parsed else parsed
+        items: list[dict[str, Any]] = best.get("result", [])
         if self._skew:
-            items = [dict(i, start=float(i["start"]) - self._skew, end=float(i["end"]) - self._skew) for i in items]
+            # the best path may begin the first word in the warm-up's last frame: it starts with the stream
+            items = [dict(i, start=max(0.0, float(i["start"]) - self._skew), end=max(0.0, float(i["end"]) - self._skew))
+                     for i in items]
         if self.fillers:
             items = [dict(i, word="[unk]") if i.get("word") in self.fillers else i for i in items]
         return items

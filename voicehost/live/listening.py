@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from voicehost.asr import (
     FOUR_MAFIA,
+    TRIGGER_WEIGHT,
     AsrError,
     CaptionedRecognizer,
     Meaning,
@@ -143,7 +144,8 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
         fillers = grammar_fillers(model_dir, grammar, phrases)
         log.info("the speech model has no [unk]: %d of its frequent words are fillers heard as [unk], %d more "
                  "are forms the rules react to", len(fillers[0]), len(fillers[1]))
-    decider = listening_recognizer(model, config.asr, phrases, limits, rule_meaning(grammar), *fillers)
+    decider = listening_recognizer(model, config.asr, phrases, limits, rule_meaning(grammar), *fillers,
+                                   weights={grammar.trigger: TRIGGER_WEIGHT})
     recognizer: VoskRecognizer | CaptionedRecognizer = decider
     if config.asr.captions and decider.phrases is not None:
         log.info("[asr] captions: an open recognizer beside the grammar one hears every word for the captions")
@@ -161,16 +163,18 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
 
 def listening_recognizer(model: Any, settings: AsrSettings, phrases: list[str],
                          limits: SpeechLimits = FOUR_MAFIA, meaning: Meaning = exact_text,
-                         fillers: list[str] | None = None, heard: list[str] | None = None) -> VoskRecognizer:
+                         fillers: list[str] | None = None, heard: list[str] | None = None,
+                         weights: dict[str, int] | None = None) -> VoskRecognizer:
     """A recognizer over a loaded model as `[asr] mode` picks it (`choose_listening`), said in the log;
     its partial words are judged by `meaning` (`rule_meaning` of the table's grammar). A grammar
-    also takes the model's `fillers` (heard as [unk]) and `heard` words (`grammar_fillers`)."""
+    also takes the model's `fillers` (heard as [unk]) and `heard` words (`grammar_fillers`), and
+    counts its phrases by `weights` (the trigger: `TRIGGER_WEIGHT`)."""
     fillers = fillers or []
     choice = choose_listening(settings.mode, lambda word: model_knows(model, word), len(fillers))
     log.info("listening with %s: %s", choice.name, choice.why)
     return VoskRecognizer(model, phrases=phrases + list(heard or []) if choice.grammar else None,
                           stable_seconds=settings.stable_ms / 1000, limits=limits,
-                          meaning=meaning, fillers=fillers if choice.grammar else ())
+                          meaning=meaning, fillers=fillers if choice.grammar else (), weights=weights)
 
 
 def chunks_of(clip: Clip, seconds: float = 0.1) -> Iterator[bytes]:
