@@ -210,7 +210,7 @@ class _Table:
     the Russian one's size and confusability (tools/latency_fixture.py
     `table_grammar`): `[asr] mode = "auto"` as `recognizer_for` builds it
     (the model has no [unk], so 400 of its frequent words, of two syllables or
-    more and like no rule word, are fillers; the trigger counts three times)."""
+    more and like no rule word, are fillers; the trigger counts TRIGGER_WEIGHT times)."""
 
     def __init__(self, model_dir: Path) -> None:
         """The stand-in grammar is built in a child process: it reads every
@@ -383,14 +383,15 @@ def latency(runs: int = 3, mode: str = "grammar", compare: bool = True) -> None:
           f"wrong numbers (target p50 <= 600 ms, p95 <= 800 ms, 0 and 0)")
     print(f"table default (auto) utterance-final over {runs} runs: {final}; {final_missed} not announced, "
           f"{final_wrong} wrong numbers (target p95 <= 1000 ms)")
+    passing = [w for w in table.stand_ins if any(w in line.split() for line in fixture.FREE_SPEECH)]
     found, refused, heard = _false_nominations(table.recognizer, free, table.stand_ins)
     warm_found, warm_refused, warm_heard = _false_nominations(table.recognizer, free, table.stand_ins, warm=True)
-    print(f"free speech: {len(free) / 2 / 16000:.0f} s of espeak-ng Korean ({len(fixture.FREE_SPEECH)} sentences; "
-          f"its one stand-in, 어제, plays a number said in passing), {heard} words heard, {found} false "
-          f"nominations (target 0), {refused} refused attempts (a trigger heard, a number after other words: "
-          f"nobody put up, and the 4mafia table says nothing); after the table's warm-up (0.5 s of silence "
-          f"first, which moves what the model hears a little): {warm_heard} words, {warm_found} false "
-          f"nominations, {warm_refused} refused attempts")
+    print(f"free speech: {len(free) / 2 / 16000:.0f} s of espeak-ng Korean ({len(fixture.FREE_SPEECH)} "
+          f"sentences; the stand-ins in it, {', '.join(passing) or 'none'}, play numbers said in passing), "
+          f"{heard} words heard, {found} false nominations (target 0), {refused} refused attempts (a trigger "
+          f"heard, a number after other words: nobody put up, and the 4mafia table says nothing); after the "
+          f"table's warm-up (0.5 s of silence first, which moves what the model hears a little): {warm_heard} "
+          f"words, {warm_found} false nominations, {warm_refused} refused attempts")
     print(f"peak RSS of the whole process, captions off: {_memory(700)}; the 5-word runs before it peaked at "
           f"{rss_small:.0f} MB; {len(synthesized)} lines were synthesized during the table runs (a Piper synthesis "
           f"with the model loaded is where a peak comes from){': ' if synthesized else ''}"

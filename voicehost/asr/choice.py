@@ -9,6 +9,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from rapidfuzz import fuzz, process
+
 from voicehost.asr.model_files import AsrError
 from voicehost.phrases.grammar import Grammar
 
@@ -97,8 +99,6 @@ def filler_split(grammar: Grammar | None, words: Iterable[str], rule_words: Iter
     unless it is shorter than `FILLER_SYLLABLES` or sounds like a rule word
     (`FILLER_LIKENESS`: `alike`, by default every rule word), which are left
     out; the rule words themselves are neither."""
-    from rapidfuzz import fuzz, process
-
     rules = set(rule_words)
     likeness = [_letters(w) for w in (rules if alike is None else set(alike))]
     fillers: list[str] = []

@@ -129,7 +129,7 @@ class VoskRecognizer:
     def _final(self, result: str) -> list[dict[str, Any]]:
         """A final result's words, times from the stream's start, a filler heard as [unk]."""
         parsed = json.loads(result)
-        best = (parsed.get("alternatives") or [{}])[0] if "alternatives" in parsed else parsed
+        best = (parsed.get("alternatives") or [parsed])[0]  # SetMaxAlternatives(1): the one best path
         items: list[dict[str, Any]] = best.get("result", [])
         if self._skew:
             # the best path may begin the first word in the warm-up's last frame: it starts with the stream

@@ -76,10 +76,9 @@ class Speaker:
         texts = list(dict.fromkeys(texts))
         voice = self.voice
         apart = getattr(voice, "render_apart", None)
-        if folder is not None and apart is not None:
-            missing = [t for t in texts if t not in self.cache and not cache_path(voice, t, folder).is_file()]
-            if missing:
-                apart(missing, folder)  # what it could not render is rendered below
+        missing = self._missing(texts, folder)
+        if folder is not None and apart is not None and missing:
+            apart(missing, folder)  # what it could not render is rendered below
         for text in texts:
             if text not in self.cache:
                 self.cache[text] = cached_render(voice, text, folder)
@@ -107,11 +106,14 @@ class Speaker:
 
     def uncached(self, texts: Iterable[str], folder: Path | None) -> int:
         """How many of `texts` `prerender` would have to synthesize now."""
-        if self.voice is None:
-            return 0
+        return len(self._missing(texts, folder)) if self.voice is not None else 0
+
+    def _missing(self, texts: Iterable[str], folder: Path | None) -> list[str]:
+        """Those of `texts` neither in memory nor on disk in `folder`."""
         voice = self.voice
-        return sum(1 for text in dict.fromkeys(texts) if text not in self.cache and
-                   (folder is None or not cache_path(voice, text, folder).is_file()))
+        assert voice is not None
+        return [text for text in dict.fromkeys(texts) if text not in self.cache and
+                (folder is None or not cache_path(voice, text, folder).is_file())]
 
     def clip_for(self, text: str) -> Clip | None:
         """A prerendered clip of `text` (from memory or from disk), or None."""
