@@ -102,14 +102,49 @@ def test_auto_at_the_table_takes_the_grammar_with_fillers_for_a_model_without_un
     from voicehost.config import AsrSettings, Config
     from voicehost.live.listening import recognizer_for
 
-    config = Config(asr=AsrSettings(model=str(KO_MODEL), low_latency=False, captions=True))
+    config = Config(asr=AsrSettings(model=str(KO_MODEL), low_latency=False, captions="on"))
     with caplog.at_level("INFO", logger="voicehost.live.listening"):
         recognizer = recognizer_for(config, config.rules(), io.StringIO())
     assert recognizer.phrases is not None and len(recognizer.fillers) == 400
     assert "listening with the grammar recognizer" in caplog.text and "400 of its most frequent" in caplog.text
     # [asr] captions = true: the open recognizer beside it
     assert isinstance(recognizer, CaptionedRecognizer) and recognizer.captioner.phrases is None
+    # and lends the rules the forbidden forms the grammar cannot list
+    assert recognizer.overheard is not None and recognizer.overheard("честное") and not recognizer.overheard("семь")
     recognizer.close()
+
+
+def test_a_word_the_grammar_cannot_list_comes_from_the_captions_with_the_grammars_times(fillers):
+    """Real time, warmed up as at the table: the grammar lacks "게임" (it plays a
+    forbidden word's unlisted form, "честное") and hears it as [unk]; the
+    utterance's final result has "게임" from the captions, at the grammar's
+    times, and the captions' times are the grammar's (the warm-up is not
+    audio to them)."""
+    import time
+
+    from voicehost.asr import CaptionedRecognizer, Revision
+
+    pcm = read_wav(FIXTURE).pcm[int(10.8 * RATE) * 2:int(13.4 * RATE) * 2]  # "라디오 게임" and silence
+    phrases = sorted(set(STAND_INS) - {"게임"})
+    recognizer = CaptionedRecognizer(VoskRecognizer(ko_live_model(), phrases=phrases, fillers=fillers),
+                                     VoskRecognizer(ko_live_model()), overheard=lambda word: word == "게임")
+    recognizer.warm_up()
+    items: list = []
+    step = int(RATE * 0.04) * 2
+    began = time.monotonic()
+    for i in range(0, len(pcm), step):
+        items += recognizer.accept(pcm[i:i + step])
+        time.sleep(max(0.0, began + (i + step) / 2 / RATE - time.monotonic()))  # the microphone's pace
+    items += recognizer.finish()
+    recognizer.close()
+    taken = [w.word for w in plain_words(i for i in items if not isinstance(i, Revision))]
+    assert taken == ["라디오", "[unk]"], "from the partials: the grammar's own words"
+    words = plain_words(items)
+    assert [w.word for w in words] == ["라디오", "게임"]
+    captions = recognizer.captions
+    assert [w.word for w in captions] == ["라디오", "게임"]
+    for word, caption in zip(words, captions, strict=True):
+        assert abs(word.start - caption.start) < 0.1 and abs(word.end - caption.end) < 0.1
 
 
 def test_captions_hear_every_word_while_the_grammar_decides(tmp_path, fillers):

@@ -277,7 +277,7 @@ def test_the_table_recognizer_warns_of_unheard_words_and_judges_by_meaning(rules
     from voicehost.config import AsrSettings, Config
     from voicehost.live.listening import recognizer_for
 
-    config = Config(ruleset=ruleset, asr=AsrSettings(model=str(KO_MODEL), low_latency=False))
+    config = Config(ruleset=ruleset, asr=AsrSettings(model=str(KO_MODEL), low_latency=False, captions="off"))
     out = io.StringIO()
     with caplog.at_level("INFO", logger="voicehost.live.listening"):
         recognizer = recognizer_for(config, config.rules(), out)

@@ -37,7 +37,8 @@ class AsrSettings:
     listen_lag: float = 1.0       # the game clock runs this far behind the microphone
     low_latency: bool = True      # load the model with a short partial-lattice delay
     endpoint_ms: int = 250        # trailing silence that ends an utterance (endpoint rule 2)
-    captions: bool = False        # an open recognizer beside the grammar one, for captions
+    captions: str = "auto"        # auto | on | off: an open recognizer beside the grammar one
+    #                               (voicehost.asr.choose_captions; a TOML true/false means on/off)
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,8 @@ class Config:
 
 SECTIONS = {"audio": AudioSettings, "asr": AsrSettings, "tts": TtsSettings, "web": WebSettings,
             "names": NamesSettings}
-CHOICES = {("asr", "mode"): ("auto", "grammar", "open")}
+CHOICES = {("asr", "mode"): ("auto", "grammar", "open"), ("asr", "captions"): ("auto", "on", "off")}
+SWITCHES = {("asr", "captions")}  # choices where a TOML boolean means "on" or "off"
 # (section, key): (lowest, highest) for numbers
 RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("web", "port"): (0, 65535),
@@ -131,6 +133,8 @@ def _section(cls: type, data: Any, name: str, where: Path | str) -> Any:
     for key, value in data.items():
         if key not in hints:
             raise ConfigError(f"{where}: unknown setting '{key}' in [{name}]")
+        if (name, key) in SWITCHES and isinstance(value, bool):
+            value = "on" if value else "off"
         value = coerce(value, hints[key], f"{where}: [{name}] '{key}'")
         if (name, key) in CHOICES and value not in CHOICES[(name, key)]:
             raise ConfigError(f"{where}: [{name}] '{key}' must be one of {', '.join(CHOICES[(name, key)])}, "

@@ -16,14 +16,18 @@ Callers import from `voicehost.asr`; the names below are the package's API."""
 from __future__ import annotations
 
 from voicehost.asr.choice import (
+    CAPTION_CHOICES,
     FILLER_COUNT,
     MODES,
     TRIGGER_WEIGHT,
     Listening,
+    available_mb,
+    choose_captions,
     choose_listening,
     filler_split,
     grammar_fillers,
     grammar_phrases,
+    overheard_words,
     unheard_rule_words,
 )
 from voicehost.asr.committer import (
@@ -53,13 +57,14 @@ from voicehost.asr.model_files import (
     model_knows,
     model_problem,
 )
-from voicehost.asr.vosk import CAPTION_WORDS, CaptionedRecognizer, VoskRecognizer, malloc_trim
+from voicehost.asr.vosk import CAPTION_WORDS, CATCH_UP, CaptionedRecognizer, VoskRecognizer, malloc_trim
 
 __all__ = [
-    "CAPTION_WORDS", "ENDPOINT_RULE2", "FILLER_COUNT", "FOUR_MAFIA", "LOW_LATENCY", "MARGIN", "MODES", "OTHER",
-    "PARTIAL_LAG", "TRIGGER", "TRIGGER_WEIGHT", "WRONG_FORM", "AsrError", "CaptionedRecognizer", "Listening", "Meaning",
-    "PartialCommitter", "Recognizer", "Revision", "SpeechLimits", "VoskRecognizer", "choose_listening",
-    "exact_text", "filler_split", "grammar_fillers", "grammar_phrases", "load_model", "low_latency_options",
-    "low_latency_view", "malloc_trim", "model_knows", "model_problem", "new_words", "plain_words",
-    "rule_meaning", "unheard_rule_words",
+    "CAPTION_CHOICES", "CAPTION_WORDS", "CATCH_UP", "ENDPOINT_RULE2", "FILLER_COUNT", "FOUR_MAFIA", "LOW_LATENCY",
+    "MARGIN", "MODES", "OTHER", "PARTIAL_LAG", "TRIGGER", "TRIGGER_WEIGHT", "WRONG_FORM", "AsrError",
+    "CaptionedRecognizer", "Listening", "Meaning", "PartialCommitter", "Recognizer", "Revision", "SpeechLimits",
+    "VoskRecognizer", "available_mb", "choose_captions", "choose_listening", "exact_text", "filler_split",
+    "grammar_fillers", "grammar_phrases", "load_model", "low_latency_options", "low_latency_view", "malloc_trim",
+    "model_knows", "model_problem", "new_words", "overheard_words", "plain_words", "rule_meaning",
+    "unheard_rule_words",
 ]

@@ -12,7 +12,7 @@ from pathlib import Path
 from rapidfuzz import fuzz, process
 
 from voicehost.asr.model_files import AsrError
-from voicehost.phrases.grammar import Grammar
+from voicehost.phrases.grammar import Grammar, normalize
 
 
 def grammar_phrases(grammar: Grammar) -> list[str]:
@@ -46,6 +46,56 @@ def unheard_rule_words(grammar: Grammar, knows: Callable[[str], bool]) -> list[s
         return (4, 0, word)
 
     return sorted((w for w in grammar_phrases(grammar) if " " not in w and not knows(w)), key=rank)
+
+
+def overheard_words(grammar: Grammar, phrases: Iterable[str]) -> Callable[[str], bool]:
+    """Which words the captions lend the deciding grammar recognizer
+    (`CaptionedRecognizer`): a forbidden word's forms the grammar does not
+    list ("честное", "клятвой"), which it can only hear as [unk]."""
+    listed = frozenset(phrases)
+
+    def overheard(word: str) -> bool:
+        text = normalize(word)
+        return bool(text) and text not in listed and grammar.forbidden_rule(text) is not None
+
+    return overheard
+
+
+CAPTION_CHOICES = ("auto", "on", "off")
+# `[asr] captions = "auto"` runs the open recognizer beside the grammar one
+# when this much memory is still available with the model loaded (it takes
+# ~50-200 MB more, see `voicehost bench latency`; the voice and the page need
+# the rest) and the machine has a second core for it.
+CAPTIONS_MEMORY_MB = 1024
+CAPTIONS_CORES = 2
+
+
+def available_mb(meminfo: Path = Path("/proc/meminfo")) -> float | None:
+    """The system's available memory (MemAvailable), None where it cannot be read."""
+    try:
+        for line in meminfo.read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def choose_captions(setting: str, memory_mb: float | None, cores: int | None) -> Listening:
+    """Whether the table runs the captions recognizer, and why (for the log);
+    `Listening.grammar` is the answer."""
+    if setting not in CAPTION_CHOICES:
+        raise AsrError(f"[asr] captions must be one of {', '.join(CAPTION_CHOICES)}, got {setting!r}")
+    if setting != "auto":
+        return Listening(setting == "on", f"[asr] captions is {setting}")
+    if memory_mb is None:
+        return Listening(False, "[asr] captions is auto and the available memory cannot be read")
+    if memory_mb < CAPTIONS_MEMORY_MB:
+        return Listening(False, f"[asr] captions is auto and only {memory_mb:.0f} MB of memory are available "
+                                f"(it wants {CAPTIONS_MEMORY_MB} MB)")
+    if (cores or 1) < CAPTIONS_CORES:
+        return Listening(False, "[asr] captions is auto and the machine has one core")
+    return Listening(True, f"[asr] captions is auto: {memory_mb:.0f} MB available, {cores} cores")
 
 
 MODES = ("auto", "grammar", "open")

@@ -18,6 +18,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from voicehost.asr.committer import (
@@ -87,6 +88,7 @@ class VoskRecognizer:
         self._rec.SetPartialWords(False)
         self._rec.SetMaxAlternatives(1)  # the best path, as the partials show it (see the module's note)
         self.audio_time = 0.0
+        self.ended = False  # whether the last chunk (or `finish`) ended an utterance: its final result came
         self._skew = 0.0  # seconds of warm-up audio Vosk still counts its word times from
         self._committer = PartialCommitter(stable_seconds, limits=limits, meaning=meaning)
 
@@ -116,7 +118,8 @@ class VoskRecognizer:
 
     def accept(self, pcm: bytes) -> list[Word | Revision]:
         self.audio_time += len(pcm) / 2 / RATE
-        if self._rec.AcceptWaveform(pcm):
+        self.ended = bool(self._rec.AcceptWaveform(pcm))
+        if self.ended:
             return self._committer.final(self._final(self._rec.Result()), self.audio_time)
         texts = json.loads(self._rec.PartialResult()).get("partial", "").split()
         if self.fillers:
@@ -124,6 +127,7 @@ class VoskRecognizer:
         return list(self._committer.partial(texts, self.audio_time))
 
     def finish(self) -> list[Word | Revision]:
+        self.ended = True
         return self._committer.final(self._final(self._rec.FinalResult()), self.audio_time)
 
     def _final(self, result: str) -> list[dict[str, Any]]:
@@ -145,24 +149,42 @@ class VoskRecognizer:
 
 
 CAPTION_WORDS = 200  # the captions kept: the last words heard
+# How long an utterance's final result waits for the captions to hear the
+# audio fed so far (the open recognizer decodes at about half real time on
+# this machine's cores, so it is a chunk or two behind): the decisions were
+# taken from partials already, only the exact words of the utterance wait.
+CATCH_UP = 0.3
+# How far apart in time a caption word and the deciding recognizer's "[unk]"
+# may lie and still be one word (a caption taken from a partial has estimated times).
+SAME_WORD = 0.15
 
 
 class CaptionedRecognizer:
-    """Both recognizers together (`[asr] captions = true`): the grammar
-    recognizer decides, and an open recognizer over the same model, fed the
-    same chunks on a thread of its own (so its slower decoding never holds up
-    a decision), hears every word for the captions (`captions`: the last
+    """Both recognizers together (`[asr] captions`): the grammar recognizer
+    decides, and an open recognizer over the same model, fed the same chunks
+    on a thread of its own (so its slower decoding never holds up a
+    decision), hears every word for the captions (`captions`: the last
     words it settled on, revisions applied, times from the stream's start;
-    `on_caption` is called on that thread). The rules only ever see the
-    deciding recognizer's words."""
+    `on_caption` is called on that thread).
+
+    The rules see the deciding recognizer's words, with one exception: a
+    word the grammar cannot list, which the rules still react to (a
+    forbidden word's other forms, "честное", "честностью": `overheard`
+    says which), is heard by the grammar as "[unk]"; in an utterance's final
+    result such an "[unk]" becomes the word the captions heard at its time,
+    so the host gets the suggestion for it. Its times stay the decider's."""
 
     def __init__(self, decider: VoskRecognizer, captioner: VoskRecognizer,
-                 on_caption: Callable[[list[Word | Revision]], None] | None = None) -> None:
+                 on_caption: Callable[[list[Word | Revision]], None] | None = None,
+                 overheard: Callable[[str], bool] | None = None) -> None:
         self.decider = decider
         self.captioner = captioner
         self.on_caption = on_caption
+        self.overheard = overheard
         self._captions: list[Word] = []
         self._lock = threading.Lock()
+        self._caught_up = threading.Condition(self._lock)
+        self._fed = self._heard = 0  # chunks queued for the captions, and decoded by them
         self._queue: queue.Queue[bytes | None] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="captions", daemon=True)
         self._thread.start()
@@ -195,12 +217,16 @@ class CaptionedRecognizer:
         return self.decider.missing(words)
 
     def warm_up(self) -> None:
+        """Both warmed up before the first chunk (the captions' thread waits for
+        one): fed to the captions as audio, the warm-up put every caption half
+        a second after the word it is."""
         self.decider.warm_up()
-        self._queue.put(b"\0\0" * (RATE // 2))
+        self.captioner.warm_up()
 
     def accept(self, pcm: bytes) -> list[Word | Revision]:
-        self._queue.put(pcm)
-        return self.decider.accept(pcm)
+        self._feed(pcm)
+        items = self.decider.accept(pcm)
+        return self._overheard(items) if self.decider.ended else items
 
     def finish(self, timeout: float = 60.0) -> list[Word | Revision]:
         """The decider's last words; the captions catch up first (at most `timeout`)."""
@@ -208,7 +234,12 @@ class CaptionedRecognizer:
         self._stop(timeout)
         if not self._thread.is_alive():
             self._caption(self.captioner.finish())
-        return words
+        return self._overheard(words)
+
+    def _feed(self, pcm: bytes) -> None:
+        with self._lock:
+            self._fed += 1
+        self._queue.put(pcm)
 
     def _run(self) -> None:
         while (pcm := self._queue.get()) is not None:
@@ -217,6 +248,10 @@ class CaptionedRecognizer:
             except Exception:  # the captions stop; the table goes on deciding
                 log.exception("the captions recognizer failed")
                 return
+            finally:
+                with self._lock:
+                    self._heard += 1
+                    self._caught_up.notify_all()
 
     def _caption(self, items: list[Word | Revision]) -> None:
         if items:
@@ -224,6 +259,37 @@ class CaptionedRecognizer:
                 self._captions = plain_words([*self._captions, *items])[-CAPTION_WORDS:]
             if self.on_caption is not None:
                 self.on_caption(items)
+
+    def _overheard(self, items: list[Word | Revision]) -> list[Word | Revision]:
+        """An utterance's final words with each "[unk]" the captions heard as
+        an `overheard` word replaced by that word (see the class's note)."""
+        def unknown(item: Word | Revision) -> bool:
+            return any(w.word == "[unk]" for w in item.new) if isinstance(item, Revision) else item.word == "[unk]"
+
+        if self.overheard is None or not any(unknown(item) for item in items):
+            return items
+        with self._lock:  # the captions hear the audio fed so far, or CATCH_UP passes
+            self._caught_up.wait_for(lambda: self._heard >= self._fed or not self._thread.is_alive(), CATCH_UP)
+            candidates = [w for w in self._captions if self.overheard(w.word)]
+        if not candidates:
+            return items
+        used: set[int] = set()
+
+        def word(w: Word) -> Word:
+            if w.word != "[unk]":
+                return w
+            near = [(min(w.end, c.end) - max(w.start, c.start), i) for i, c in enumerate(candidates)
+                    if i not in used and c.start < w.end + SAME_WORD and c.end > w.start - SAME_WORD]
+            if not near:
+                return w
+            i = max(near)[1]
+            used.add(i)
+            log.info("the captions heard %r where the grammar heard [unk] (%.2f-%.2f s)", candidates[i].word,
+                     w.start, w.end)
+            return replace(w, word=candidates[i].word)
+
+        return [Revision(item.old, tuple(word(w) for w in item.new)) if isinstance(item, Revision) else word(item)
+                for item in items]
 
     def _stop(self, timeout: float) -> None:
         if self._thread.is_alive():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -21,6 +22,8 @@ from voicehost.asr import (
     Recognizer,
     SpeechLimits,
     VoskRecognizer,
+    available_mb,
+    choose_captions,
     choose_listening,
     exact_text,
     grammar_fillers,
@@ -28,6 +31,7 @@ from voicehost.asr import (
     load_model,
     model_knows,
     model_problem,
+    overheard_words,
     rule_meaning,
     unheard_rule_words,
 )
@@ -147,10 +151,15 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
     decider = listening_recognizer(model, config.asr, phrases, limits, rule_meaning(grammar), *fillers,
                                    weights={grammar.trigger: TRIGGER_WEIGHT})
     recognizer: VoskRecognizer | CaptionedRecognizer = decider
-    if config.asr.captions and decider.phrases is not None:
-        log.info("[asr] captions: an open recognizer beside the grammar one hears every word for the captions")
-        recognizer = CaptionedRecognizer(decider, VoskRecognizer(model, stable_seconds=config.asr.stable_ms / 1000,
-                                                                 limits=limits))
+    if decider.phrases is not None:  # an open recognizer hears every word already
+        captions = choose_captions(config.asr.captions, available_mb(), os.cpu_count())
+        log.info("%s: %s", "an open recognizer beside the grammar one hears every word for the captions and "
+                 "the forms of forbidden words the grammar cannot list" if captions.grammar else
+                 "no captions recognizer: the page's captions show the rule words", captions.why)
+        if captions.grammar:
+            recognizer = CaptionedRecognizer(
+                decider, VoskRecognizer(model, stable_seconds=config.asr.stable_ms / 1000, limits=limits),
+                overheard=overheard_words(grammar, decider.phrases))
     recognizer.warm_up()  # the first utterance is not the one that pays for the decoder's start-up
     missing = unheard_rule_words(grammar, recognizer.knows)
     if missing:

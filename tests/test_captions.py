@@ -1,0 +1,193 @@
+"""Both recognizers together (issue 19 item 3): the grammar recognizer
+decides, the open one beside it gives the captions and the forms of
+forbidden words the grammar cannot list; `[asr] captions` is on by default
+where memory allows. The recognizers here are scripted: what each hears on
+each chunk is given, so what the pair makes of it is exact (the real Korean
+model's pair is in test_real_fillers.py)."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from tests.conftest import day_table, spoken
+from voicehost.asr import (
+    CATCH_UP,
+    AsrError,
+    CaptionedRecognizer,
+    Revision,
+    available_mb,
+    choose_captions,
+    grammar_phrases,
+    overheard_words,
+)
+from voicehost.config import ConfigError, load_config
+from voicehost.phrases.grammar import load_grammar
+from voicehost.phrases.words import Word
+
+GRAMMAR = load_grammar("ru")
+OVERHEARD = overheard_words(GRAMMAR, grammar_phrases(GRAMMAR))
+
+
+class Scripted:
+    """A recognizer that hears, on its n-th chunk, the n-th entry of its
+    script: (items, whether that chunk ended an utterance); `delay` seconds a chunk."""
+
+    def __init__(self, script: list[tuple[list, bool]], delay: float = 0.0) -> None:
+        self.script = list(script)
+        self.delay = delay
+        self.audio_time = 0.0
+        self.ended = False
+        self.phrases = grammar_phrases(GRAMMAR)
+        self.fillers: frozenset[str] = frozenset()
+        self.pending = False
+        self.closed = False
+
+    def accept(self, pcm: bytes) -> list:
+        time.sleep(self.delay)
+        self.audio_time += len(pcm) / 32000
+        items, self.ended = self.script.pop(0) if self.script else ([], False)
+        return list(items)
+
+    def finish(self) -> list:
+        self.ended = True
+        return []
+
+    def warm_up(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+
+CHUNK = b"\0\0" * 1600  # 0.1 s
+
+
+def honest_speech() -> tuple[list[Word], list[Word], list[Word]]:
+    """"честное слово, выставляю семь": the partials' words, the grammar's
+    final words (the unlisted form as [unk]), the captions' final words."""
+    partial = [Word("[unk]", 1.0, 1.5), Word("слово", 1.5, 1.9), Word("выставляю", 2.0, 2.6), Word("семь", 2.7, 3.0)]
+    final = [Word("[unk]", 1.02, 1.48), Word("слово", 1.5, 1.9), Word("выставляю", 2.0, 2.6), Word("семь", 2.7, 3.0)]
+    captions = [Word("честное", 1.0, 1.46), Word("слово", 1.5, 1.92), Word("выставляю", 2.0, 2.62),
+                Word("семь", 2.7, 3.01)]
+    return partial, final, captions
+
+
+def pair(decider: Scripted, captioner: Scripted) -> CaptionedRecognizer:
+    return CaptionedRecognizer(decider, captioner, overheard=OVERHEARD)  # type: ignore[arg-type]
+
+
+def test_only_the_forbidden_forms_the_grammar_cannot_list_are_overheard():
+    # a prefix rule's forms ("честн…", "клянусь…") are never in the grammar's list
+    assert OVERHEARD("честное") and OVERHEARD("Честностью,") and OVERHEARD("клянусь") and OVERHEARD("клятвой")
+    assert not OVERHEARD("пари"), "listed (a rule's whole word): the grammar hears it itself"
+    assert not OVERHEARD("семерых") and not OVERHEARD("хорошо") and not OVERHEARD("[unk]") and not OVERHEARD("")
+
+
+def test_the_final_result_takes_the_forbidden_form_the_captions_heard_at_the_unks_time():
+    partial, final, captions = honest_speech()
+    recognizer = pair(Scripted([(partial, False), ([Revision(tuple(partial), tuple(final))], True)]),
+                      Scripted([([], False), (captions, True)]))
+    assert recognizer.accept(CHUNK) == partial      # partials are never held for the captions
+    (revision,) = recognizer.accept(CHUNK)
+    assert isinstance(revision, Revision) and revision.old == tuple(partial)
+    assert revision.new == (Word("честное", 1.02, 1.48), *final[1:])  # the word from the captions, the grammar's times
+    recognizer.close()
+
+
+def test_a_caption_far_from_every_unk_or_no_forbidden_word_changes_nothing():
+    final = [Word("[unk]", 1.0, 1.4), Word("выставляю", 2.0, 2.6), Word("семь", 2.7, 3.0)]
+    for captions in ([Word("честное", 5.0, 5.4)],                        # elsewhere in time
+                     [Word("хорошо", 1.0, 1.4)],                         # no rule word
+                     [Word("пари", 1.0, 1.4)]):                          # listed: the grammar's own call
+        recognizer = pair(Scripted([(final, True)]), Scripted([(captions, True)]))
+        assert recognizer.accept(CHUNK) == final, captions
+        recognizer.close()
+
+
+def test_the_final_result_waits_for_slow_captions_but_never_longer_than_catch_up():
+    partial, final, captions = honest_speech()
+    script = [(partial, False), ([Revision(tuple(partial), tuple(final))], True)]
+    slow = pair(Scripted(list(script)), Scripted([([], False), (captions, True)], delay=0.1))
+    slow.accept(CHUNK)
+    (revision,) = slow.accept(CHUNK)
+    assert isinstance(revision, Revision) and revision.new[0].word == "честное"
+    slow.close()
+
+    stuck = threading.Event()
+    hung = Scripted([([], False), (captions, True)])
+    hung.accept = lambda pcm: stuck.wait(10) and []  # type: ignore[method-assign]
+    late = pair(Scripted(list(script)), hung)
+    late.accept(CHUNK)
+    began = time.monotonic()
+    (revision,) = late.accept(CHUNK)
+    waited = time.monotonic() - began
+    assert isinstance(revision, Revision) and revision.new == tuple(final)  # nothing heard in time: as decided
+    assert CATCH_UP - 0.05 <= waited < CATCH_UP + 1.0
+    stuck.set()
+    late.close()
+
+
+def test_each_caption_word_fills_one_unk_and_the_closest_one():
+    final = [Word("[unk]", 1.0, 1.3), Word("[unk]", 1.3, 1.7)]
+    captions = [Word("честное", 1.32, 1.7), Word("клянешься", 1.0, 1.28)]
+    recognizer = pair(Scripted([(final, True)]), Scripted([(captions, True)]))
+    assert [w.word for w in recognizer.accept(CHUNK)] == ["клянешься", "честное"]
+    recognizer.close()
+
+
+def test_the_host_gets_the_suggestion_for_a_form_only_the_captions_heard(tmp_path):
+    """Through the live table: the 3.6.10 suggestion for "честное", which the
+    grammar heard as [unk]; a replay of the journal holds it too."""
+    from voicehost.journal import replay_entries
+
+    path = tmp_path / "j.jsonl"
+    live = day_table(path)
+    emitted = []
+    live.listeners.append(emitted.extend)
+    t = live.game.now + 1.0
+    partial = spoken(t, "[unk]", "слово")
+    final = tuple(Word(w.word, w.start + 0.01, w.end) for w in partial)
+    captions = [Word("честное", t, t + 0.5), Word("слово", t + 0.5, t + 1.0)]
+    recognizer = pair(Scripted([(partial, False), ([Revision(tuple(partial), final)], True)]),
+                      Scripted([([], False), (captions, True)]))
+    for _ in range(2):
+        live.hear(recognizer.accept(CHUNK))
+    recognizer.close()
+    assert [o.key for o in emitted] == ["3.6.10"]
+    assert emitted[0].values["word"] == "честное"
+    played = live.game
+    live.close()
+    game, _, _ = replay_entries(path)
+    assert [o.key for o in game.outputs if o.key == "3.6.10"] == ["3.6.10"]
+    assert game.now == pytest.approx(played.now)
+
+
+def test_captions_auto_runs_them_where_memory_and_a_second_core_allow():
+    assert choose_captions("auto", 2048, 2).grammar and choose_captions("on", 100, 1).grammar
+    assert not choose_captions("off", 8192, 8).grammar
+    assert "only 600 MB" in choose_captions("auto", 600, 4).why and not choose_captions("auto", 600, 4).grammar
+    assert not choose_captions("auto", 4096, 1).grammar and not choose_captions("auto", None, 4).grammar
+    with pytest.raises(AsrError, match=r"\[asr\] captions must be one of auto, on, off, got 'yes'"):
+        choose_captions("yes", 4096, 4)
+
+
+def test_available_memory_is_read_from_meminfo(tmp_path):
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal:        8000000 kB\nMemFree:  100 kB\nMemAvailable:    2097152 kB\n")
+    assert available_mb(meminfo) == 2048
+    meminfo.write_text("MemTotal: 1 kB\n")
+    assert available_mb(meminfo) is None
+    assert available_mb(tmp_path / "none") is None
+
+
+def test_the_captions_setting_reads_auto_on_off_and_the_old_booleans(tmp_path):
+    path = tmp_path / "config.toml"
+    assert load_config(None).asr.captions == "auto"
+    for written, read in (("true", "on"), ("false", "off"), ('"auto"', "auto"), ('"off"', "off")):
+        path.write_text(f"[asr]\ncaptions = {written}\n")
+        assert load_config(path).asr.captions == read, written
+    path.write_text('[asr]\ncaptions = "sometimes"\n')
+    with pytest.raises(ConfigError, match=r"\[asr\] 'captions' must be one of auto, on, off, got 'sometimes'"):
+        load_config(path)
