@@ -336,6 +336,31 @@ def test_captions_carry_the_speakers_words_with_the_accepted_nomination_marked()
     run_async(go())
 
 
+def test_captions_show_every_word_the_captions_recognizer_heard_when_one_runs():
+    """`[asr] captions`: the open recognizer's words (the ones the rules hear
+    as [unk] too), from the speech's start, the table's own voice left out;
+    the nomination marked as before."""
+    from tests.fakes import FakeSpeaker
+    from voicehost.phrases.words import Word, words_from_text
+
+    async def go():
+        async with page() as (client, live, access):
+            await paired(client, access)
+            until(live, Phase.SPEECH)
+            start = live.game.floor.start
+            live.speaker = FakeSpeaker()
+            live.speaker.echo.append((start + 0.9, start + 1.3))
+            heard = [Word("раньше", start - 2.0, start - 1.5), Word("я", start + 0.2, start + 0.4),
+                     Word("думаю,", start + 0.4, start + 0.8), Word("принят", start + 1.0, start + 1.2),
+                     Word("[unk]", start + 1.4, start + 1.5), Word("честное", start + 1.6, start + 2.0)]
+            live.open_captions = lambda: heard
+            live.hear(w.shifted(start + 2.2) for w in words_from_text("выставляю седьмого"))
+            caption = (await (await client.get("/api/table")).json())["captions"]
+            assert caption["source"] == "open"
+            assert [item["text"] for item in caption["items"]] == ["я", "думаю", "честное", "выставлен игрок 7"]
+    run_async(go())
+
+
 def test_the_overlays_roles_mode_is_only_behind_its_link_and_delayed():
     async def go():
         async with page() as (client, live, access):

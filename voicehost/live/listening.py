@@ -80,6 +80,8 @@ def listen(live: LiveTable, source: Source, recognizer: Recognizer, clock: GameC
     replays a revision. A word's game time is its wall-clock time less the listening
     lag, the clock the speaker times its playback on (the echo guard)."""
     started = time.monotonic()
+    if isinstance(recognizer, CaptionedRecognizer):
+        live.open_captions = lambda: [w.shifted(clock.at(started) - live.lag) for w in recognizer.captions]
     try:
         for chunk in source.chunks():
             if stop.is_set():
@@ -112,6 +114,8 @@ async def play_recording(live: LiveTable, source: Source, recognizer: Recognizer
     recognizer runs off the loop, the table is changed on it."""
     loop = asyncio.get_running_loop()
     offset = live.game_now()
+    if isinstance(recognizer, CaptionedRecognizer):
+        live.open_captions = lambda: [w.shifted(offset) for w in recognizer.captions]
     host.feed(live)
     for chunk in source.chunks():
         words = await loop.run_in_executor(None, recognizer.accept, chunk)

@@ -8,6 +8,7 @@ from voicehost.game.moderator import Moderator
 from voicehost.journal import last_host_input
 from voicehost.jsontypes import JSONOutObject
 from voicehost.live import LiveTable
+from voicehost.phrases.grammar import as_said
 from voicehost.web.texts import Texts
 
 
@@ -146,7 +147,8 @@ def captions(live: LiveTable, texts: Texts, log: list[tuple[int, Output]]) -> JS
     are: "rules" (the words the rules listen for, as the journal keeps them) or
     "open" (every word, from an open recognizer beside the grammar one); the
     items are the same either way: {"t", "text"} for a word, plus "nominated"
-    (a seat) for an accepted nomination."""
+    (a seat) for an accepted nomination. "open" when the table runs the
+    captions recognizer (`LiveTable.open_captions`), else "rules"."""
     game = live.game
     floor = game.floor
     if floor is None:
@@ -156,7 +158,14 @@ def captions(live: LiveTable, texts: Texts, log: list[tuple[int, Output]]) -> JS
     def heard(text: object) -> bool:  # a word, not the recognizer's [unk] nor a typed <silence>
         return isinstance(text, str) and bool(text) and text[0] not in "[<"
 
-    for entry in live.entries:
+    opened = live.open_captions() if live.open_captions is not None else None
+    speaker = live.speaker
+    for caption in opened or []:  # the table's own voice is no caption, as it is no word to the rules
+        if caption.start >= floor.start and heard(caption.word) and (
+                speaker is None or not speaker.is_echo(caption.start, caption.end)):
+            start = round(caption.start, 2)
+            items.append((start, {"t": start, "text": as_said(caption.word)}))
+    for entry in [] if opened is not None else live.entries:
         t, event = entry.t, entry.event
         kind = event.get("type")
         if kind == "word" and t >= floor.start and heard(event.get("word")):
@@ -182,7 +191,8 @@ def captions(live: LiveTable, texts: Texts, log: list[tuple[int, Output]]) -> JS
             items.append((round(game.now, 2), {"t": round(game.now, 2), "text": texts("caption_nominated", seat=target),
                                                "nominated": target}))
     items.sort(key=lambda i: i[0])
-    return {"seat": floor.seat, "source": "rules", "items": [item for _, item in items[-CAPTION_ITEMS:]]}
+    return {"seat": floor.seat, "source": "rules" if opened is None else "open",
+            "items": [item for _, item in items[-CAPTION_ITEMS:]]}
 
 
 # The roles mode's colours: the dark side, the checking stars, the town.
