@@ -71,14 +71,18 @@ def test_recorded_game_plays_through_to_a_recorded_output(game_wav, tmp_path):
     assert "запасной голос espeak-ng" in proc.stdout  # it told the host, in Russian, why it fell back
     assert json.loads(protocol.read_text("utf-8"))["fouls"] == {"3": 1}
     assert "игра не окончена" in proc.stdout
+    assert " INFO " not in proc.stderr, "without -v the log keeps to warnings"
 
 
 def test_piper_voice_speaks_the_loop(game_wav, tmp_path):
     record = tmp_path / "table.wav"
-    proc = voicehost("run", "--config", str(config(tmp_path, voice=JOE_VOICE)), "--audio-file", str(game_wav),
+    proc = voicehost("-v", "run", "--config", str(config(tmp_path, voice=JOE_VOICE)), "--audio-file", str(game_wav),
                      "--roles", "d4,m2,m7,s6", "--record", str(record), "--journal", str(tmp_path / "j.jsonl"))
     assert proc.returncode == 0, proc.stderr
     assert read_wav(record).seconds > 10.0 and "espeak-ng" not in proc.stderr
+    # -v: what the table chose and why, in the log on stderr
+    assert "INFO voicehost.live.listening: listening with the grammar recognizer" in proc.stderr
+    assert "[asr] captions is auto" in proc.stderr
 
 
 def test_wav_of_the_wrong_format_is_one_line(tmp_path):

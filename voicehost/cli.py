@@ -80,6 +80,9 @@ def _rules(args: argparse.Namespace) -> RuleOptions:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="voicehost", description="Offline voice moderator for sports mafia.")
     parser.add_argument("--version", action="version", version=f"voicehost {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="log what the table decides to stderr, in English (the recognizer and why, the "
+                             "captions, the words the model lacks, revisions)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     check = sub.add_parser("check-phrase", help="judge one regular day speech")
@@ -354,6 +357,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.verbose:
+        import logging
+
+        logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         return COMMANDS[args.command](args)
     except VoicehostError as exc:
