@@ -358,6 +358,25 @@ def test_captions_show_every_word_the_captions_recognizer_heard_when_one_runs():
             caption = (await (await client.get("/api/table")).json())["captions"]
             assert caption["source"] == "open"
             assert [item["text"] for item in caption["items"]] == ["я", "думаю", "честное", "выставлен игрок 7"]
+            # captions that failed: the rule words, as the journal keeps them
+            live.open_captions = lambda: None
+            caption = (await (await client.get("/api/table")).json())["captions"]
+            assert caption["source"] == "rules"
+            assert [item["text"] for item in caption["items"]] == ["выставляю", "седьмого", "выставлен игрок 7"]
+    run_async(go())
+
+
+def test_a_speech_the_host_typed_is_captioned_while_the_captions_recognizer_runs():
+    async def go():
+        async with page() as (client, live, access):
+            await paired(client, access)
+            until(live, Phase.SPEECH)
+            live.open_captions = lambda: []
+            seat = live.game.floor.seat
+            live.apply_json({"type": "speech", "seat": seat, "words": [
+                {"word": "я", "start": 0.0, "end": 0.2}, {"word": "думаю", "start": 0.3, "end": 0.6}]})
+            caption = (await (await client.get("/api/table")).json())["captions"]
+            assert caption["seat"] == seat and [item["text"] for item in caption["items"]] == ["я", "думаю"]
     run_async(go())
 
 

@@ -90,8 +90,9 @@ class LiveTable(Notices):
         self.journal = journal
         self.listeners: list[Listener] = []
         # Every word the captions recognizer heard (`[asr] captions`), in game
-        # time; set by whoever runs the microphone, read by the page's captions.
-        self.open_captions: Callable[[], list[Word]] | None = None
+        # time, None once it failed; set by whoever runs the microphone, read
+        # by the page's captions.
+        self.open_captions: Callable[[], list[Word] | None] | None = None
         self.echoes = 0
         self.undoing = False
         # The game before the first word taken from partial results since the

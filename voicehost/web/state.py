@@ -148,7 +148,8 @@ def captions(live: LiveTable, texts: Texts, log: list[tuple[int, Output]]) -> JS
     "open" (every word, from an open recognizer beside the grammar one); the
     items are the same either way: {"t", "text"} for a word, plus "nominated"
     (a seat) for an accepted nomination. "open" when the table runs the
-    captions recognizer (`LiveTable.open_captions`), else "rules"."""
+    captions recognizer (`LiveTable.open_captions`), else "rules"; a speech
+    the host typed is shown either way."""
     game = live.game
     floor = game.floor
     if floor is None:
@@ -165,10 +166,10 @@ def captions(live: LiveTable, texts: Texts, log: list[tuple[int, Output]]) -> JS
                 speaker is None or not speaker.is_echo(caption.start, caption.end)):
             start = round(caption.start, 2)
             items.append((start, {"t": start, "text": as_said(caption.word)}))
-    for entry in [] if opened is not None else live.entries:
+    for entry in live.entries:
         t, event = entry.t, entry.event
         kind = event.get("type")
-        if kind == "word" and t >= floor.start and heard(event.get("word")):
+        if kind == "word" and opened is None and t >= floor.start and heard(event.get("word")):
             start = round(_time(event.get("start", t)), 2)
             items.append((start, {"t": start, "text": event["word"]}))
         elif kind == "speech" and event.get("seat") == floor.seat and t >= floor.start:
