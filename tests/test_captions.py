@@ -191,3 +191,120 @@ def test_the_captions_setting_reads_auto_on_off_and_the_old_booleans(tmp_path):
     path.write_text('[asr]\ncaptions = "sometimes"\n')
     with pytest.raises(ConfigError, match=r"\[asr\] 'captions' must be one of auto, on, off, got 'sometimes'"):
         load_config(path)
+
+
+class Captioner(Scripted):
+    """Captions that say so when their utterance is finished, or fail on a chunk."""
+
+    def __init__(self, script, final: list, fail_on: int | None = None) -> None:
+        super().__init__(script)
+        self.final = final
+        self.fail_on = fail_on
+        self.fed = 0
+
+    def accept(self, pcm: bytes) -> list:
+        self.fed += 1
+        if self.fed == self.fail_on:
+            raise RuntimeError("the captions' decoder broke")
+        return super().accept(pcm)
+
+    def finish(self) -> list:
+        super().finish()
+        return list(self.final)
+
+
+def test_finish_ends_the_captions_utterance_and_the_pair_goes_on_listening():
+    """An evening's games listen with one pair: `finish` at a game's end
+    gives the captions' last words and the captions keep hearing after it."""
+    decider = Scripted([([Word("[unk]", 0.0, 0.4)], True), ([], False)])
+    captioner = Captioner([([Word("ну", 0.0, 0.4)], False), ([Word("вот", 5.0, 5.3)], False)],
+                          final=[Word("значит", 0.5, 0.9)])
+    recognizer = pair(decider, captioner)
+    recognizer.accept(CHUNK)
+    recognizer.finish()
+    assert [w.word for w in recognizer.captions] == ["ну", "значит"] and recognizer.captioning
+    recognizer.accept(CHUNK)          # the next game
+    recognizer.finish()
+    assert [w.word for w in recognizer.captions] == ["ну", "значит", "вот", "значит"]
+    recognizer.close()
+    assert not recognizer.captioning and decider.closed and captioner.closed
+
+
+def test_failed_captions_keep_nothing_and_the_grammar_goes_on_deciding():
+    decider = Scripted([([Word("выставляю", 0.0, 0.5)], False), ([Word("[unk]", 0.6, 0.9)], True)] * 50)
+    captioner = Captioner([], final=[], fail_on=2)
+    recognizer = pair(decider, captioner)
+    heard = []
+    for _ in range(100):
+        heard += recognizer.accept(CHUNK)
+    assert not recognizer.captioning
+    assert recognizer._queue.qsize() == 0, "no audio piles up for captions that no longer hear"
+    assert len(heard) == 100
+    began = time.monotonic()
+    recognizer.finish()
+    assert time.monotonic() - began < 0.2
+    recognizer.close()
+
+
+def test_a_recording_waits_for_the_captions_whatever_it_takes():
+    """`catch_up = None` (a recording, fed faster than real time): the final
+    result waits until the captions heard its audio, so the journal does not
+    depend on the machine's speed."""
+    partial, final, captions = honest_speech()
+    recognizer = pair(Scripted([(partial, False), ([Revision(tuple(partial), tuple(final))], True)]),
+                      Scripted([([], False), (captions, True)], delay=CATCH_UP + 0.3))
+    recognizer.catch_up = None
+    recognizer.accept(CHUNK)
+    (revision,) = recognizer.accept(CHUNK)
+    assert isinstance(revision, Revision) and revision.new[0].word == "честное"
+    recognizer.close()
+
+
+def test_the_microphone_thread_times_every_game_from_its_own_start_and_leaves_the_recognizer_open():
+    """One recognizer for an evening: its stream time runs on, game 2's words
+    are timed from game 2's audio (not an hour late), the captions shifted
+    alike, and the recognizer stays open for the next game."""
+    import types
+
+    from tests.fakes import FakeMicrophone
+    from voicehost.live.listening import listen
+
+    decider = Scripted([([], False)] * 30 + [([Word("семь", 30 * 0.1 + 0.2, 30 * 0.1 + 0.5)], True)])
+    captioner = Captioner([([], False)] * 30 + [([Word("семь", 30 * 0.1 + 0.2, 30 * 0.1 + 0.5)], False)], final=[])
+    recognizer = pair(decider, captioner)
+    clock = types.SimpleNamespace(t=0.0)
+    clock.at = lambda monotonic: clock.t   # the game time the thread started at
+    posted: list = []
+    live = types.SimpleNamespace(lag=1.0, post_words=posted.extend, open_captions=None)
+    listen(live, FakeMicrophone([CHUNK] * 30), recognizer, clock, threading.Event())    # game 1: 3 s, silent
+    assert not decider.closed and recognizer.captioning
+    clock.t = 100.0                                                                     # game 2's clock
+    listen(live, FakeMicrophone([CHUNK]), recognizer, clock, threading.Event())
+    (word,) = [w for w in posted if isinstance(w, Word)]
+    # its audio began at stream time 3.0 s: 0.2 s into game 2, game time 100 - lag + 0.2
+    assert word.start == pytest.approx(99.2) and word.end == pytest.approx(99.5)
+    assert [(w.word, round(w.start, 2)) for w in live.open_captions()] == [("семь", 99.2)]
+    captioner.fail_on = captioner.fed + 1
+    listen(live, FakeMicrophone([CHUNK]), recognizer, clock, threading.Event())
+    assert live.open_captions() is None, "failed captions: the page shows the rule words"
+    recognizer.close()
+
+
+def test_a_recorded_game_hears_the_captions_words_whatever_the_machines_speed(tmp_path):
+    """`voicehost run --audio-file`: the recording's pair waits for its
+    captions (`catch_up = None`), so the host gets the suggestion even when
+    the captions decode slower than the grammar; the page has the captions."""
+    from tests.conftest import run_async
+    from tests.fakes import FakeMicrophone
+    from voicehost.live.listening import HostScript, play_recording
+
+    live = day_table(tmp_path / "j.jsonl")
+    emitted = []
+    live.listeners.append(emitted.extend)
+    partial, final, captions = honest_speech()
+    recognizer = pair(Scripted([(partial, False), ([Revision(tuple(partial), tuple(final))], True)]),
+                      Scripted([([], False), (captions, True)], delay=CATCH_UP + 0.2))
+    run_async(play_recording(live, FakeMicrophone([CHUNK, CHUNK]), recognizer, HostScript(None, 10), live.clock))
+    assert recognizer.catch_up is None and not recognizer.captioning, "played through, then closed"
+    assert "3.6.10" in [o.key for o in emitted]
+    live.close()

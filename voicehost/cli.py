@@ -81,8 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="voicehost", description="Offline voice moderator for sports mafia.")
     parser.add_argument("--version", action="version", version=f"voicehost {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true",
-                        help="log what the table decides to stderr, in English (the recognizer and why, the "
-                             "captions, the words the model lacks, revisions)")
+                        help="log to stderr, in English: which recognizer listens and why, whether the captions "
+                             "run, the rule words the model lacks (before the command: voicehost -v run)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     check = sub.add_parser("check-phrase", help="judge one regular day speech")

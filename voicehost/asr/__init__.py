@@ -29,6 +29,7 @@ from voicehost.asr.choice import (
     grammar_phrases,
     overheard_words,
     unheard_rule_words,
+    usable_cores,
 )
 from voicehost.asr.committer import (
     FOUR_MAFIA,
@@ -66,5 +67,5 @@ __all__ = [
     "VoskRecognizer", "available_mb", "choose_captions", "choose_listening", "exact_text", "filler_split",
     "grammar_fillers", "grammar_phrases", "load_model", "low_latency_options", "low_latency_view", "malloc_trim",
     "model_knows", "model_problem", "new_words", "overheard_words", "plain_words", "rule_meaning",
-    "unheard_rule_words",
+    "unheard_rule_words", "usable_cores",
 ]

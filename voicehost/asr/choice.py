@@ -4,6 +4,7 @@ words a model cannot hear, and the fillers a model without [unk] lends a
 grammar."""
 from __future__ import annotations
 
+import os
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -79,6 +80,14 @@ def available_mb(meminfo: Path = Path("/proc/meminfo")) -> float | None:
     except (OSError, ValueError, IndexError):
         pass
     return None
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (a container's share, not the machine's)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def choose_captions(setting: str, memory_mb: float | None, cores: int | None) -> Listening:

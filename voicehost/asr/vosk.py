@@ -150,9 +150,11 @@ class VoskRecognizer:
 
 CAPTION_WORDS = 200  # the captions kept: the last words heard
 # How long an utterance's final result waits for the captions to hear the
-# audio fed so far (the open recognizer decodes at about half real time on
-# this machine's cores, so it is a chunk or two behind): the decisions were
-# taken from partials already, only the exact words of the utterance wait.
+# audio fed so far (at the microphone's pace the open recognizer is a chunk
+# or two behind): the decisions were taken from partials already, only the
+# exact words of the utterance wait. A recording, fed faster than real time,
+# waits for them whatever it takes (`catch_up = None`): its journal must not
+# depend on the machine's speed.
 CATCH_UP = 0.3
 # How far apart in time a caption word and the deciding recognizer's "[unk]"
 # may lie and still be one word (a caption taken from a partial has estimated times).
@@ -172,7 +174,11 @@ class CaptionedRecognizer:
     forbidden word's other forms, "честное", "честностью": `overheard`
     says which), is heard by the grammar as "[unk]"; in an utterance's final
     result such an "[unk]" becomes the word the captions heard at its time,
-    so the host gets the suggestion for it. Its times stay the decider's."""
+    so the host gets the suggestion for it. Its times stay the decider's.
+
+    `finish` ends the utterance for both and the pair goes on listening (an
+    evening's next game); `close` stops the captions. If the captions fail,
+    the decider goes on alone (`captioning` turns False)."""
 
     def __init__(self, decider: VoskRecognizer, captioner: VoskRecognizer,
                  on_caption: Callable[[list[Word | Revision]], None] | None = None,
@@ -181,6 +187,7 @@ class CaptionedRecognizer:
         self.captioner = captioner
         self.on_caption = on_caption
         self.overheard = overheard
+        self.catch_up: float | None = CATCH_UP
         self._captions: list[Word] = []
         self._lock = threading.Lock()
         self._caught_up = threading.Condition(self._lock)
@@ -193,6 +200,11 @@ class CaptionedRecognizer:
     def captions(self) -> list[Word]:
         with self._lock:
             return list(self._captions)
+
+    @property
+    def captioning(self) -> bool:
+        """Whether the captions still hear (their thread did not fail nor stop)."""
+        return self._thread.is_alive()
 
     @property
     def audio_time(self) -> float:
@@ -226,17 +238,19 @@ class CaptionedRecognizer:
     def accept(self, pcm: bytes) -> list[Word | Revision]:
         self._feed(pcm)
         items = self.decider.accept(pcm)
-        return self._overheard(items) if self.decider.ended else items
+        return self._overheard(items, self.catch_up) if self.decider.ended else items
 
     def finish(self, timeout: float = 60.0) -> list[Word | Revision]:
-        """The decider's last words; the captions catch up first (at most `timeout`)."""
+        """The decider's last words; the captions end their utterance too and
+        catch up first (at most `timeout`), then go on listening."""
+        self._feed(b"")  # the captions' own finish, on their thread
         words = self.decider.finish()
-        self._stop(timeout)
-        if not self._thread.is_alive():
-            self._caption(self.captioner.finish())
-        return self._overheard(words)
+        self._catch_up(timeout)
+        return self._overheard(words, 0.0)
 
     def _feed(self, pcm: bytes) -> None:
+        if not self._thread.is_alive():
+            return  # the captions failed or stopped: nothing is kept for them
         with self._lock:
             self._fed += 1
         self._queue.put(pcm)
@@ -244,7 +258,7 @@ class CaptionedRecognizer:
     def _run(self) -> None:
         while (pcm := self._queue.get()) is not None:
             try:
-                self._caption(self.captioner.accept(pcm))
+                self._caption(self.captioner.accept(pcm) if pcm else self.captioner.finish())
             except Exception:  # the captions stop; the table goes on deciding
                 log.exception("the captions recognizer failed")
                 return
@@ -260,16 +274,17 @@ class CaptionedRecognizer:
             if self.on_caption is not None:
                 self.on_caption(items)
 
-    def _overheard(self, items: list[Word | Revision]) -> list[Word | Revision]:
+    def _overheard(self, items: list[Word | Revision], wait: float | None) -> list[Word | Revision]:
         """An utterance's final words with each "[unk]" the captions heard as
-        an `overheard` word replaced by that word (see the class's note)."""
+        an `overheard` word replaced by that word (see the class's note); the
+        captions get `wait` seconds to catch up (None: what it takes)."""
         def unknown(item: Word | Revision) -> bool:
             return any(w.word == "[unk]" for w in item.new) if isinstance(item, Revision) else item.word == "[unk]"
 
         if self.overheard is None or not any(unknown(item) for item in items):
             return items
-        with self._lock:  # the captions hear the audio fed so far, or CATCH_UP passes
-            self._caught_up.wait_for(lambda: self._heard >= self._fed or not self._thread.is_alive(), CATCH_UP)
+        self._catch_up(wait)
+        with self._lock:
             candidates = [w for w in self._captions if self.overheard(w.word)]
         if not candidates:
             return items
@@ -290,6 +305,11 @@ class CaptionedRecognizer:
 
         return [Revision(item.old, tuple(word(w) for w in item.new)) if isinstance(item, Revision) else word(item)
                 for item in items]
+
+    def _catch_up(self, timeout: float | None) -> None:
+        """Until the captions heard the audio fed so far (or failed), at most `timeout` (None: no limit)."""
+        with self._lock:
+            self._caught_up.wait_for(lambda: self._heard >= self._fed or not self._thread.is_alive(), timeout)
 
     def _stop(self, timeout: float) -> None:
         if self._thread.is_alive():

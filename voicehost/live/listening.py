@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Iterator
@@ -34,6 +33,7 @@ from voicehost.asr import (
     overheard_words,
     rule_meaning,
     unheard_rule_words,
+    usable_cores,
 )
 from voicehost.audio import Clip, Source
 from voicehost.config import AsrSettings, Config
@@ -75,33 +75,40 @@ class HostScript:
 
 def listen(live: LiveTable, source: Source, recognizer: Recognizer, clock: GameClock,
            stop: threading.Event) -> None:
-    """The microphone thread: audio -> recognizer -> words (and revisions of
-    words taken from partials), posted to the table's loop, whose `hear`
-    replays a revision. A word's game time is its wall-clock time less the listening
-    lag, the clock the speaker times its playback on (the echo guard)."""
+    """The microphone thread of one game: audio -> recognizer -> words (and
+    revisions of words taken from partials), posted to the table's loop,
+    whose `hear` replays a revision. A word's game time is its wall-clock
+    time less the listening lag, the clock the speaker times its playback on
+    (the echo guard). The recognizer is the caller's: an evening's games
+    listen with one, its stream time running on from game to game."""
     started = time.monotonic()
+    base = recognizer.audio_time  # the stream time this game's audio starts at
+
+    def offset() -> float:  # the deal restarts the clock: read afresh
+        return clock.at(started) - live.lag - base
+
     if isinstance(recognizer, CaptionedRecognizer):
-        live.open_captions = lambda: [w.shifted(clock.at(started) - live.lag) for w in recognizer.captions]
+        live.open_captions = lambda: [w.shifted(offset()) for w in recognizer.captions] \
+            if recognizer.captioning else None   # failed captions: the page shows the rule words
     try:
         for chunk in source.chunks():
             if stop.is_set():
                 break
             words = recognizer.accept(chunk)
-            if words:  # the deal restarts the clock: the offset is read afresh
-                offset = clock.at(started) - live.lag
-                live.post_words([w.shifted(offset) for w in words])
+            if words:
+                shift = offset()
+                live.post_words([w.shifted(shift) for w in words])
         words = recognizer.finish()
         if words:
-            live.post_words([w.shifted(clock.at(started) - live.lag) for w in words])
+            shift = offset()
+            live.post_words([w.shifted(shift) for w in words])
     except VoicehostError as exc:
         log.error("the microphone stopped: %s", exc)
     except RuntimeError as exc:  # the loop closed under us at the end
         log.debug("microphone: %s", exc)
-    finally:
-        _close(recognizer)
 
 
-def _close(recognizer: Recognizer) -> None:
+def close_recognizer(recognizer: Recognizer) -> None:
     """Free the recognizer and give its memory back to the system (malloc_trim)."""
     close = getattr(recognizer, "close", None)
     if close is not None:
@@ -113,9 +120,11 @@ async def play_recording(live: LiveTable, source: Source, recognizer: Recognizer
     """A recorded game: the audio drives the clock, faster than real time; the
     recognizer runs off the loop, the table is changed on it."""
     loop = asyncio.get_running_loop()
-    offset = live.game_now()
+    offset = live.game_now() - recognizer.audio_time
     if isinstance(recognizer, CaptionedRecognizer):
-        live.open_captions = lambda: [w.shifted(offset) for w in recognizer.captions]
+        recognizer.catch_up = None   # faster than real time: the journal must not depend on the machine's speed
+        live.open_captions = lambda: [w.shifted(offset) for w in recognizer.captions] \
+            if recognizer.captioning else None
     host.feed(live)
     for chunk in source.chunks():
         words = await loop.run_in_executor(None, recognizer.accept, chunk)
@@ -127,7 +136,7 @@ async def play_recording(live: LiveTable, source: Source, recognizer: Recognizer
             break
     live.hear(w.shifted(offset) for w in await loop.run_in_executor(None, recognizer.finish))
     live.tick()
-    _close(recognizer)
+    close_recognizer(recognizer)
 
 
 def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecognizer | CaptionedRecognizer:
@@ -156,7 +165,7 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
                                    weights={grammar.trigger: TRIGGER_WEIGHT})
     recognizer: VoskRecognizer | CaptionedRecognizer = decider
     if decider.phrases is not None:  # an open recognizer hears every word already
-        captions = choose_captions(config.asr.captions, available_mb(), os.cpu_count())
+        captions = choose_captions(config.asr.captions, available_mb(), usable_cores())
         log.info("%s: %s", "an open recognizer beside the grammar one hears every word for the captions and "
                  "the forms of forbidden words the grammar cannot list" if captions.grammar else
                  "no captions recognizer: the page's captions show the rule words", captions.why)

@@ -210,6 +210,10 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
         stop_reading()
         if source is not None:
             source.close()
+        if recognizer is not None:  # every game of the evening listened with it
+            from voicehost.live.listening import close_recognizer
+
+            close_recognizer(recognizer)
 
 
 def _evening(config: Config, rules: RuleOptions, options: RunOptions) -> Evening | None:
