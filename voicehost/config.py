@@ -135,10 +135,10 @@ def _section(cls: type, data: Any, name: str, where: Path | str) -> Any:
             raise ConfigError(f"{where}: unknown setting '{key}' in [{name}]")
         if (name, key) in SWITCHES and isinstance(value, bool):
             value = "on" if value else "off"
-        value = coerce(value, hints[key], f"{where}: [{name}] '{key}'")
-        if (name, key) in CHOICES and value not in CHOICES[(name, key)]:
+        if (name, key) in CHOICES and value not in CHOICES[(name, key)]:  # any type: the choices named
             raise ConfigError(f"{where}: [{name}] '{key}' must be one of {', '.join(CHOICES[(name, key)])}, "
                               f"got {value!r}")
+        value = coerce(value, hints[key], f"{where}: [{name}] '{key}'")
         if (name, key) in RANGES:
             low, high = RANGES[(name, key)]
             if not low <= value <= high:
