@@ -165,10 +165,10 @@ def test_the_host_gets_the_suggestion_for_a_form_only_the_captions_heard(tmp_pat
 
 
 def test_captions_auto_runs_them_where_memory_and_a_second_core_allow():
-    assert choose_captions("auto", 2048, 2).grammar and choose_captions("on", 100, 1).grammar
-    assert not choose_captions("off", 8192, 8).grammar
-    assert "only 600 MB" in choose_captions("auto", 600, 4).why and not choose_captions("auto", 600, 4).grammar
-    assert not choose_captions("auto", 4096, 1).grammar and not choose_captions("auto", None, 4).grammar
+    assert choose_captions("auto", 2048, 2).on and choose_captions("on", 100, 1).on
+    assert not choose_captions("off", 8192, 8).on
+    assert "only 600 MB" in choose_captions("auto", 600, 4).why and not choose_captions("auto", 600, 4).on
+    assert not choose_captions("auto", 4096, 1).on and not choose_captions("auto", None, 4).on
     with pytest.raises(AsrError, match=r"\[asr\] captions must be one of auto, on, off, got 'yes'"):
         choose_captions("yes", 4096, 4)
 

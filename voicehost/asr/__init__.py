@@ -20,6 +20,7 @@ from voicehost.asr.choice import (
     FILLER_COUNT,
     MODES,
     TRIGGER_WEIGHT,
+    Captions,
     Listening,
     available_mb,
     choose_captions,
@@ -63,9 +64,9 @@ from voicehost.asr.vosk import CAPTION_WORDS, CATCH_UP, CaptionedRecognizer, Vos
 __all__ = [
     "CAPTION_CHOICES", "CAPTION_WORDS", "CATCH_UP", "ENDPOINT_RULE2", "FILLER_COUNT", "FOUR_MAFIA", "LOW_LATENCY",
     "MARGIN", "MODES", "OTHER", "PARTIAL_LAG", "TRIGGER", "TRIGGER_WEIGHT", "WRONG_FORM", "AsrError",
-    "CaptionedRecognizer", "Listening", "Meaning", "PartialCommitter", "Recognizer", "Revision", "SpeechLimits",
-    "VoskRecognizer", "available_mb", "choose_captions", "choose_listening", "exact_text", "filler_split",
-    "grammar_fillers", "grammar_phrases", "load_model", "low_latency_options", "low_latency_view", "malloc_trim",
-    "model_knows", "model_problem", "new_words", "overheard_words", "plain_words", "rule_meaning",
+    "CaptionedRecognizer", "Captions", "Listening", "Meaning", "PartialCommitter", "Recognizer", "Revision",
+    "SpeechLimits", "VoskRecognizer", "available_mb", "choose_captions", "choose_listening", "exact_text",
+    "filler_split", "grammar_fillers", "grammar_phrases", "load_model", "low_latency_options", "low_latency_view",
+    "malloc_trim", "model_knows", "model_problem", "new_words", "overheard_words", "plain_words", "rule_meaning",
     "unheard_rule_words", "usable_cores",
 ]

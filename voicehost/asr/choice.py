@@ -90,21 +90,28 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def choose_captions(setting: str, memory_mb: float | None, cores: int | None) -> Listening:
-    """Whether the table runs the captions recognizer, and why (for the log);
-    `Listening.grammar` is the answer."""
+@dataclass(frozen=True)
+class Captions:
+    """Whether the table runs the captions recognizer, and why (for the log)."""
+
+    on: bool
+    why: str
+
+
+def choose_captions(setting: str, memory_mb: float | None, cores: int) -> Captions:
+    """`[asr] captions` on this machine (`available_mb`, `usable_cores`)."""
     if setting not in CAPTION_CHOICES:
         raise AsrError(f"[asr] captions must be one of {', '.join(CAPTION_CHOICES)}, got {setting!r}")
     if setting != "auto":
-        return Listening(setting == "on", f"[asr] captions is {setting}")
+        return Captions(setting == "on", f"[asr] captions is {setting}")
     if memory_mb is None:
-        return Listening(False, "[asr] captions is auto and the available memory cannot be read")
+        return Captions(False, "[asr] captions is auto and the available memory cannot be read")
     if memory_mb < CAPTIONS_MEMORY_MB:
-        return Listening(False, f"[asr] captions is auto and only {memory_mb:.0f} MB of memory are available "
-                                f"(it wants {CAPTIONS_MEMORY_MB} MB)")
-    if (cores or 1) < CAPTIONS_CORES:
-        return Listening(False, "[asr] captions is auto and the machine has one core")
-    return Listening(True, f"[asr] captions is auto: {memory_mb:.0f} MB available, {cores} cores")
+        return Captions(False, f"[asr] captions is auto and only {memory_mb:.0f} MB of memory are available "
+                               f"(it wants {CAPTIONS_MEMORY_MB} MB)")
+    if cores < CAPTIONS_CORES:
+        return Captions(False, "[asr] captions is auto and the machine has one core")
+    return Captions(True, f"[asr] captions is auto: {memory_mb:.0f} MB available, {cores} cores")
 
 
 MODES = ("auto", "grammar", "open")

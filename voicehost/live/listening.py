@@ -8,7 +8,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -87,9 +87,7 @@ def listen(live: LiveTable, source: Source, recognizer: Recognizer, clock: GameC
     def offset() -> float:  # the deal restarts the clock: read afresh
         return clock.at(started) - live.lag - base
 
-    if isinstance(recognizer, CaptionedRecognizer):
-        live.open_captions = lambda: [w.shifted(offset()) for w in recognizer.captions] \
-            if recognizer.captioning else None   # failed captions: the page shows the rule words
+    show_captions(live, recognizer, offset)
     try:
         for chunk in source.chunks():
             if stop.is_set():
@@ -108,6 +106,14 @@ def listen(live: LiveTable, source: Source, recognizer: Recognizer, clock: GameC
         log.debug("microphone: %s", exc)
 
 
+def show_captions(live: LiveTable, recognizer: Recognizer, offset: Callable[[], float]) -> None:
+    """The page's captions from a captions recognizer's words, shifted into
+    game time by `offset()`; None once they failed (the page then shows the rule words)."""
+    if isinstance(recognizer, CaptionedRecognizer):
+        live.open_captions = lambda: [w.shifted(offset()) for w in recognizer.captions] \
+            if recognizer.captioning else None
+
+
 def close_recognizer(recognizer: Recognizer) -> None:
     """Free the recognizer and give its memory back to the system (malloc_trim)."""
     close = getattr(recognizer, "close", None)
@@ -123,8 +129,7 @@ async def play_recording(live: LiveTable, source: Source, recognizer: Recognizer
     offset = live.game_now() - recognizer.audio_time
     if isinstance(recognizer, CaptionedRecognizer):
         recognizer.catch_up = None   # faster than real time: the journal must not depend on the machine's speed
-        live.open_captions = lambda: [w.shifted(offset) for w in recognizer.captions] \
-            if recognizer.captioning else None
+    show_captions(live, recognizer, lambda: offset)
     host.feed(live)
     for chunk in source.chunks():
         words = await loop.run_in_executor(None, recognizer.accept, chunk)
@@ -167,9 +172,9 @@ def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecog
     if decider.phrases is not None:  # an open recognizer hears every word already
         captions = choose_captions(config.asr.captions, available_mb(), usable_cores())
         log.info("%s: %s", "an open recognizer beside the grammar one hears every word for the captions and "
-                 "the forms of forbidden words the grammar cannot list" if captions.grammar else
+                 "the forms of forbidden words the grammar cannot list" if captions.on else
                  "no captions recognizer: the page's captions show the rule words", captions.why)
-        if captions.grammar:
+        if captions.on:
             recognizer = CaptionedRecognizer(
                 decider, VoskRecognizer(model, stable_seconds=config.asr.stable_ms / 1000, limits=limits),
                 overheard=overheard_words(grammar, decider.phrases))
