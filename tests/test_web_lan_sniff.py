@@ -4,7 +4,9 @@ of the LAN browser test, a raw packet socket on the phone's side of the wire
 the computer's namespace. The phone pairs with the printed link, a laptop with
 the PIN (approved from the phone), the deal and the night's shot and checks are
 entered, the roles are shown and the protocol downloaded. The capture then
-holds no PIN, no cookie, no CSRF token, no night answer and no role; replaying
+holds no PIN, no cookie, no CSRF token, no night answer and no role, and the two
+answers of each check (each entered twice, an undo between) come in TLS records
+of the same sizes; replaying
 every captured stream and trying every number seen in the clear pairs nothing
 and changes nothing in the journal."""
 from __future__ import annotations
@@ -18,11 +20,12 @@ import sys
 import time
 from pathlib import Path
 
-from tests.lanparts import SERVER_IP, lan  # noqa: F401  (the fixture)
+from tests.lanparts import PHONE_IP, SERVER_IP, lan  # noqa: F401  (the fixture)
+from voicehost.web.padding import BUCKET
 
 ROOT = Path(__file__).resolve().parent.parent
 PORT = 18775
-SETTINGS = ["speech_seconds=1", "warning_seconds=0", "mafia_meet_seconds=1", "don_seconds=4", "sheriff_seconds=4",
+SETTINGS = ["speech_seconds=1", "warning_seconds=0", "mafia_meet_seconds=1", "don_seconds=8", "sheriff_seconds=8",
             "number_call_seconds=0.1", "vote_seconds=0.2", "last_word_seconds=1", "tie_speech_seconds=1"]
 
 
@@ -46,6 +49,20 @@ def _streams(capture: Path) -> dict[tuple[str, int, str, int], bytes]:
             seen.add((key, seq))
             flows[key] = flows.get(key, b"") + payload
     return flows
+
+
+def _answer_records(stream: bytes) -> list[int]:
+    """The lengths of the TLS records a server sent on one connection after its
+    handshake: the application-data records after the four that TLS 1.3 encrypts
+    into the handshake (extensions, certificate, its signature, whose ECDSA length
+    varies by a byte, and finished)."""
+    at, sizes = 0, []
+    while at + 5 <= len(stream):
+        size = struct.unpack("!H", stream[at + 3:at + 5])[0]
+        if stream[at] == 23:
+            sizes.append(size)
+        at += 5 + size
+    return sizes[4:]
 
 
 def test_a_listener_on_the_lan_learns_no_secret_and_cannot_pair_or_act(lan, tmp_path):  # noqa: F811
@@ -92,6 +109,12 @@ def test_a_listener_on_the_lan_learns_no_secret_and_cannot_pair_or_act(lan, tmp_
         heard = b"".join(flows.values())
         assert sum(len(v) for k, v in to_server.items() if k[3] == PORT + 1) > 2000  # the phone's TLS was heard
         assert all(v[:1] == b"\x16" for k, v in to_server.items() if k[3] == PORT + 1)  # each a TLS handshake
+
+        # Each check's two answers (Шериф / не Шериф, чёрный / красный), each read on a
+        # connection of its own: the listener sees records of the same sizes.
+        for kind, ports in seen["alone"].items():
+            first, second = (_answer_records(flows[(SERVER_IP, PORT + 1, PHONE_IP, port)]) for port in ports)
+            assert first == second and max(first) >= BUCKET, (kind, first, second)
 
         token, _, fragment = link.split("/pair/", 1)[1].partition("#")
         cookies = [c.split("=", 1)[1] for c in (seen["phone_cookie"], seen["laptop_cookie"])]

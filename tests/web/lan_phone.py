@@ -2,7 +2,9 @@
 network namespace by tests/test_web_lan_sniff.py: it pairs with the printed
 link (its key is the fragment), pairs a second device with the PIN (ECDH, then
 the phone approves it), deals, enters the night's shot and checks, and reads
-the roles and the answers, and (a streaming machine) the overlay's public board
+the roles and the answers (each check entered twice, an undo between, each on
+a connection of its own, so that the listener's capture holds the two answers
+of each check apart), and (a streaming machine) the overlay's public board
 over plain HTTP and its roles mode over HTTPS — everything a listener must not learn. It writes
 what it saw (cookies, PIN, answers, roles) as JSON for the test to look for in
 the capture.
@@ -13,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import socket
 import ssl
 import sys
 import time
@@ -37,7 +40,7 @@ class Device:
         self.epoch, self.n = "", int(time.time())
 
     async def call(self, method: str, path: str, body: dict | None = None, key: bytes | None = None,
-                   csrf: str = "") -> aiohttp.ClientResponse:
+                   csrf: str = "", session: aiohttp.ClientSession | None = None) -> aiohttp.ClientResponse:
         data = json.dumps(body).encode() if body is not None else b""
         headers = {"Origin": self.base, "Content-Type": "application/json"}
         if csrf:
@@ -49,10 +52,21 @@ class Device:
                     self.epoch = (await got.json())["epoch"]
             self.n += 1
             headers[PROOF_HEADER] = f"{self.epoch}.{self.n}.{proof_mac(key, self.epoch, self.n, method, path, data)}"
-        response = await self.session.request(method, f"{self.base}{path}", data=data or None, headers=headers,
-                                              ssl=self.context)
+        response = await (session or self.session).request(method, f"{self.base}{path}", data=data or None,
+                                                           headers=headers, ssl=self.context)
         await response.read()
         return response
+
+    async def alone(self, path: str, body: dict, csrf: str) -> tuple[dict, int]:
+        """A POST on a connection of its own: its answer, and this side's port."""
+        with socket.socket() as free:
+            free.bind(("0.0.0.0", 0))
+            port = free.getsockname()[1]
+        connector = aiohttp.TCPConnector(force_close=True, local_addr=("0.0.0.0", port))
+        async with aiohttp.ClientSession(cookie_jar=self.session.cookie_jar, connector=connector) as session:
+            response = await self.call("POST", path, body, csrf=csrf, session=session)
+            assert response.status == 200, await response.text()
+            return await response.json(), port
 
     async def state(self) -> dict:
         response = await self.call("GET", "/api/state")
@@ -82,6 +96,16 @@ async def stream(printed: str, context: ssl.SSLContext) -> dict:
             overlay = json.loads((await ws.receive(timeout=10)).data)["state"]
     assert overlay.get("roles_mode"), overlay  # the config's overlay_delay is 0 here
     return {"overlay_key": key, "overlay_roles": {str(s["seat"]): s.get("role") for s in overlay["seats"]}}
+
+
+async def both_answers(phone: Device, kind: str, seats: list[int], csrf: str) -> list[int]:
+    """A check entered, taken back and entered again on another seat, each answer on a
+    connection of its own: the ports the listener finds them under."""
+    answered, first = await phone.alone("/api/input", {"type": kind, "seat": seats[0]}, csrf)
+    undone = await phone.call("POST", "/api/undo", {"n": answered["last_input"]["n"]}, csrf=csrf)
+    assert undone.status == 200, await undone.text()
+    _, second = await phone.alone("/api/input", {"type": kind, "seat": seats[1]}, csrf)
+    return [first, second]
 
 
 async def main(link: str, log: Path, out: Path) -> None:
@@ -120,14 +144,18 @@ async def main(link: str, log: Path, out: Path) -> None:
         # The deal, then the night's inputs as their windows open.
         dealt = await phone.call("POST", "/api/input", {"type": "setup", "roles": ROLES}, csrf=state["csrf"])
         assert dealt.status == 200, await dealt.text()
-        night = {"hunt": {"type": "shot", "seat": 1}, "don_check": {"type": "don_check", "seat": 6},
-                 "sheriff_check": {"type": "sheriff_check", "seat": 2}}
+        night = {"hunt": [1], "don_check": [6, 5], "sheriff_check": [2, 3]}  # Шериф / не Шериф, чёрный / красный
         deadline = time.monotonic() + 90
+        seen["alone"] = {}
         while night and time.monotonic() < deadline:
             state = await phone.state()
-            if state["phase_id"] in night:
-                sent = await phone.call("POST", "/api/input", night.pop(state["phase_id"]), csrf=state["csrf"])
+            if state["phase_id"] == "hunt" and "hunt" in night:
+                sent = await phone.call("POST", "/api/input", {"type": "shot", "seat": night.pop("hunt")[0]},
+                                        csrf=state["csrf"])
                 assert sent.status == 200, await sent.text()
+            elif state["phase_id"] in night:
+                seen["alone"][state["phase_id"]] = await both_answers(phone, state["phase_id"],
+                                                                      night.pop(state["phase_id"]), state["csrf"])
             await asyncio.sleep(0.2)
         assert not night, f"the night's windows never opened: {state['phase_id']}"
         while not state["answers"]["items"] and time.monotonic() < deadline:

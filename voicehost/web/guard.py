@@ -13,6 +13,7 @@ from aiohttp import web
 
 from voicehost.web.access import ACCESS_KEY, BODY, HEADERS, Access
 from voicehost.web.hub import HUB
+from voicehost.web.padding import pad_response
 from voicehost.web.pages import TLS_PORT
 from voicehost.web.texts import TEXTS_KEY, Texts
 from voicehost.web.validate import Refusal
@@ -30,6 +31,9 @@ BODY_SECONDS = 5.0       # a body that trickles in slower than this is dropped
 # is secret, so over plain HTTP it is refused, never redirected.
 PLAIN_PATHS = ("/table", "/api/table", "/api/table/ws", "/api/texts", "/api/epoch", "/static/")
 PLAIN_EXACT = ("/overlay",)
+# The API answers that hold nothing private are not padded (web/padding.py): the public
+# board's and the overlay's (a TV fetches them), and the server's epoch.
+UNPADDED = ("/api/table", "/api/overlay/", "/api/epoch")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -87,6 +91,8 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
             response.headers.setdefault(name, value)
         if request.path.startswith("/api/"):
             response.headers.setdefault("Cache-Control", "no-store")
+            if not request.path.startswith(UNPADDED):
+                pad_response(response)
     return response
 
 

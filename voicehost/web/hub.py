@@ -15,6 +15,7 @@ from aiohttp import WSMsgType, web
 from voicehost.game.model import Output
 from voicehost.live import LiveTable
 from voicehost.web.access import ACCESS_KEY, Access, Session, require_session
+from voicehost.web.padding import balance, padded
 from voicehost.web.state import host_state, roles_overlay_state, table_state
 from voicehost.web.texts import Texts
 from voicehost.web.validate import Refusal
@@ -93,7 +94,12 @@ class Hub:
         host = self.access is not None and not session.readonly
         state["devices"] = self.access.device_list(session.id) if self.access and host else []
         state["pending"] = self.access.pending_list() if self.access and host else []
+        balance(state)
         return state
+
+    def host_message(self, session: Session) -> str:
+        """A host channel's state message, padded to its bucket (web/padding.py)."""
+        return padded(json.dumps({"type": "state", "state": self.host_view(session)}, ensure_ascii=False))
 
     def table_view(self) -> dict[str, Any]:
         with self.live.lock:
@@ -164,8 +170,7 @@ class Hub:
                 await ws.close(code=4401, message=b"revoked")
                 self.host_sockets.pop(ws, None)
                 continue
-            text = json.dumps({"type": "state", "state": self.host_view(session)}, ensure_ascii=False)
-            if not await _send(ws, text):
+            if not await _send(ws, self.host_message(session)):
                 self.host_sockets.pop(ws, None)
 
 
@@ -208,13 +213,14 @@ async def _socket(request: web.Request, *, host: bool, overlay: bool = False) ->
                       "table": (SOCKETS_PER_CLIENT, SOCKETS_IN_ALL)}[kind]
     if hub.clients[client] >= each or sum(n for (k, _), n in hub.clients.items() if k == kind) >= together:
         raise Refusal(429, "busy")
-    ws = web.WebSocketResponse(heartbeat=20, max_msg_size=4096)
+    # A host's channel is never compressed: padding that compresses away pads nothing.
+    ws = web.WebSocketResponse(heartbeat=20, max_msg_size=4096, compress=not host)
     await ws.prepare(request)
     hub.clients[client] += 1
     try:
         if session is not None:
             hub.host_sockets[ws] = session
-            first = json.dumps({"type": "state", "state": hub.host_view(session)}, ensure_ascii=False)
+            first = hub.host_message(session)
         elif overlay:
             hub.overlay_sockets.add(ws)
             first = '{"type": "state", "state": ' + hub.overlay_view() + "}"
