@@ -444,11 +444,35 @@ def _version_4(path: Path) -> None:
     path.write_bytes(out)
 
 
-def test_a_version_4_journal_still_replays_resumes_and_goes_on_unkeyed(tmp_path, capsys):
+def test_a_keyed_journal_relabelled_as_version_4_without_its_key_is_refused(tmp_path, capsys):
+    """The audit's reproducer (issue 30): a keyed journal's copy made version 4 (no game
+    named), a vote changed and its checks recomputed. It replayed as another game."""
+    path = _simulated(tmp_path, capsys)
+
+    def downgrade_and_change_a_vote(lines):
+        lines[0]["journal"] = 4
+        del lines[0]["game"]
+        next(e for e in lines if e.get("event", {}).get("type") == "votes")["event"]["counts"] = {"7": 6}
+    _forge(path, downgrade_and_change_a_vote)
+    key_path(path).unlink()
+    for command in (["replay", str(path)], ["export", str(path), "--format", "mafiaratings"]):
+        _refused(command, capsys, ":1: an unkeyed journal (version 4)", "--trust-unkeyed")
+    with pytest.raises(JournalError, match="read only with --trust-unkeyed"):
+        resume_table(path)
+    proc = _run(tmp_path, "--resume", str(path))
+    assert proc.returncode == 2 and "--trust-unkeyed" in proc.stderr, proc.stderr
+    _one_line(proc.stderr)
+    assert main(["replay", str(path), "--trust-unkeyed"]) == 0   # who trusts the file reads it as it is
+    capsys.readouterr()
+
+
+def test_a_version_4_journal_replays_resumes_and_goes_on_unkeyed_only_when_trusted(tmp_path, capsys):
     path = tmp_path / "old.jsonl"
     _version_4(path)
-    assert scan_file(path).key is None and replay(path)[0].fouls[3] == 1
-    table, _, journal = resume_table(path)
+    with pytest.raises(JournalError, match=":1: an unkeyed journal"):
+        scan_file(path)
+    assert scan_file(path, trust_unkeyed=True).key is None and replay(path, trust_unkeyed=True)[0].fouls[3] == 1
+    table, _, journal = resume_table(path, trust_unkeyed=True)
     _foul(table, 5, 92.0)
     table.close()
     assert not key_path(path).exists()
@@ -456,8 +480,8 @@ def test_a_version_4_journal_still_replays_resumes_and_goes_on_unkeyed(tmp_path,
     body, digest = last[:-18] + b"}", last[-12:-2].decode()
     previous = json.loads(path.read_bytes().split(b"\n")[-3])["h"]
     assert digest == entry_hash(previous, body)        # still the plain hash of version 4
-    assert replay(path)[0].fouls[5] == 1
-    assert main(["export", str(path), "--format", "polemica"]) in (0, 2)   # read as before, never a traceback
+    assert replay(path, trust_unkeyed=True)[0].fouls[5] == 1
+    assert main(["export", str(path), "--format", "polemica", "--trust-unkeyed"]) in (0, 2)   # never a traceback
     assert "Traceback" not in capsys.readouterr().err
 
 

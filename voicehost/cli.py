@@ -77,6 +77,12 @@ def _rules(args: argparse.Namespace) -> RuleOptions:
     return load_settings(args.config, args.ruleset, args.overrides)[1]
 
 
+def _trust_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--trust-unkeyed", action="store_true",
+                        help="read a journal of version 3 or 4, whose checks have no key: anyone could have "
+                             "edited it and recomputed them, so this trusts the file as it is")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="voicehost", description="Offline voice moderator for sports mafia.")
     parser.add_argument("--version", action="version", version=f"voicehost {__version__}")
@@ -126,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="play an evening of this series: each game filed, the standings after it, /new for the next")
     run.add_argument("--show-private", action="store_true",
                      help="print the host's private answers here even while the page serves them")
+    _trust_arg(run)
     _rules_args(run)
 
     train = sub.add_parser("train", help="practise the nomination phrase")
@@ -155,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("journal", type=Path, metavar="JOURNAL_OR_PROTOCOL")
     exp.add_argument("--format", required=True, choices=["mafiaratings", "polemica"])
     exp.add_argument("-o", "--output", type=Path, default=None, metavar="FILE")
+    _trust_arg(exp)
 
     table = sub.add_parser("standings", help="a series' standings by 4MAFIA 4.5 (SPEC §6.4)")
     table.add_argument("sources", nargs="+", metavar="SERIES|PROTOCOL.json")
@@ -173,6 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("replay", help="rebuild a game from its journal")
     rep.add_argument("journal", type=Path)
     rep.add_argument("--protocol", type=Path, default=None, metavar="OUT.json")
+    _trust_arg(rep)
     return parser
 
 
@@ -206,7 +215,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from voicehost.simulate import replay_command
 
     apart({"--protocol": args.protocol}, {"the journal": args.journal})
-    sys.stdout.write(replay_command(args.journal, args.protocol))
+    sys.stdout.write(replay_command(args.journal, args.protocol, trust_unkeyed=args.trust_unkeyed))
     return 0
 
 
@@ -214,7 +223,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from voicehost.export import export_command
 
     apart({"-o": args.output}, {"the journal": args.journal})
-    sys.stdout.write(export_command(args.journal, args.format, args.output))
+    sys.stdout.write(export_command(args.journal, args.format, args.output, trust_unkeyed=args.trust_unkeyed))
     return 0
 
 

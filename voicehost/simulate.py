@@ -198,12 +198,12 @@ def _note(line: str | None) -> None:
         sys.stderr.flush()
 
 
-def replay_command(journal_path: Path, protocol: Path | None = None) -> str:
+def replay_command(journal_path: Path, protocol: Path | None = None, *, trust_unkeyed: bool = False) -> str:
     """The `replay` command: the protocol of the game a journal records, written to
     `protocol` (then nothing is returned) or returned for standard output."""
     input_file(journal_path, "")
     output_file(protocol, "--protocol")
-    scan = scan_file(journal_path)
+    scan = scan_file(journal_path, trust_unkeyed=trust_unkeyed)
     game, _, _ = replay_scan(scan)
     _note(scan.torn_note("replay"))
     text = protocol_text(game)

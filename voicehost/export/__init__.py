@@ -67,13 +67,13 @@ def write_exports(table: Table, protocol_path: Path, ended: datetime | None = No
     return written
 
 
-def export_command(path: Path, fmt: str, output: Path | None = None) -> str:
+def export_command(path: Path, fmt: str, output: Path | None = None, *, trust_unkeyed: bool = False) -> str:
     """The `export` command: the record written to `output` (then nothing is
     returned), or returned for standard output."""
     input_file(path, "")
     output_file(output, "-o")
     notes: list[str] = []
-    table, ended = load_table(path, notes)
+    table, ended = load_table(path, notes, trust_unkeyed=trust_unkeyed)
     for note in notes:   # a torn tail left out: said, in one line
         sys.stderr.write(note + "\n")
     text = export_text(table, fmt, ended)
@@ -83,7 +83,8 @@ def export_command(path: Path, fmt: str, output: Path | None = None) -> str:
     return text
 
 
-def load_table(path: Path, notes: list[str] | None = None) -> tuple[Table, datetime]:
+def load_table(path: Path, notes: list[str] | None = None, *,
+               trust_unkeyed: bool = False) -> tuple[Table, datetime]:
     """The game a journal records, with the time its last input was written;
     a torn tail left out is added to `notes`.
 
@@ -103,7 +104,7 @@ def load_table(path: Path, notes: list[str] | None = None) -> tuple[Table, datet
         raise InputError(f"no journal at {path}") from None
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    scan = scan_file(path)
+    scan = scan_file(path, trust_unkeyed=trust_unkeyed)
     game, _, entries = replay_scan(scan)
     note = scan.torn_note("export")
     if note and notes is not None:

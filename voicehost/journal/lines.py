@@ -267,8 +267,13 @@ def _line(raw: bytes) -> tuple[JSONObject, bytes, str | None] | None:
     return None if whole is None else (whole, raw, None)
 
 
-def _header_key(path: Path, header: JSONObject) -> bytes | None:
-    """The key a header's version calls for: none before version 5, whose key lies beside the journal."""
+TRUST_FLAG = "--trust-unkeyed"
+
+
+def _header_key(path: Path, header: JSONObject, trust_unkeyed: bool) -> bytes | None:
+    """The key a header's version calls for: none before version 5, whose key lies beside the journal.
+    An unkeyed version is read only when its reader trusts it (`trust_unkeyed`): its
+    checks anyone can recompute, and its header names no game."""
     from voicehost.journal.keys import has_key, read_key
 
     found = header.get("journal")
@@ -280,6 +285,9 @@ def _header_key(path: Path, header: JSONObject) -> bytes | None:
         if has_key(path):   # a keyed game made to look like an old one, to recompute its checks
             raise JournalError(f"{path}:1: the journal was changed here (its header says version {found}, "
                                f"unkeyed, but its key is beside it); it would replay a different game")
+        if not trust_unkeyed:
+            raise JournalError(f"{path}:1: an unkeyed journal (version {found}): anyone can edit it and recompute "
+                               f"its checks, so it is read only with {TRUST_FLAG}, which trusts that nobody did")
         return None
     game = header.get("game")
     if not isinstance(game, str) or not game:
@@ -287,9 +295,10 @@ def _header_key(path: Path, header: JSONObject) -> bytes | None:
     return read_key(path, game)
 
 
-def scan_bytes(path: Path, data: bytes) -> Scan:
+def scan_bytes(path: Path, data: bytes, *, trust_unkeyed: bool = False) -> Scan:
     """Check the chain of every complete line; raise naming the first line that
-    was changed or damaged. Only the part after the last newline is torn."""
+    was changed or damaged. Only the part after the last newline is torn.
+    `trust_unkeyed`: read an unkeyed journal (versions 3 and 4), trusting the file."""
     lines = data.split(b"\n")
     complete = lines[:-1]          # the part after the last newline is torn: never acknowledged
     if not complete:
@@ -302,7 +311,7 @@ def scan_bytes(path: Path, data: bytes) -> Scan:
     if first is None:
         raise JournalError(f"{path}:1: not a voicehost journal (no readable header)")
     scan = Scan(path, first[0])
-    scan.key = _header_key(path, first[0])
+    scan.key = _header_key(path, first[0], trust_unkeyed)
     previous = ""
     for index, raw in enumerate(complete):
         number = index + 1
@@ -323,7 +332,7 @@ def scan_bytes(path: Path, data: bytes) -> Scan:
     return scan
 
 
-def scan_file(path: Path) -> Scan:
+def scan_file(path: Path, *, trust_unkeyed: bool = False) -> Scan:
     try:
         data = path.read_bytes()
     except IsADirectoryError:
@@ -332,7 +341,7 @@ def scan_file(path: Path) -> Scan:
         raise JournalError(f"no journal at {path}") from None
     except OSError as exc:
         raise JournalError(f"cannot read the journal {path}: {exc.strerror or exc}") from None
-    return scan_bytes(path, data)
+    return scan_bytes(path, data, trust_unkeyed=trust_unkeyed)
 
 
 def header_rules(header: JSONObject, where: str) -> RuleOptions:

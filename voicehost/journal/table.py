@@ -159,8 +159,8 @@ def rebuild(rules: RuleOptions, entries: list[Entry]) -> Moderator:
     return game
 
 
-def replay(path: Path) -> tuple[Moderator, list[Output]]:
-    game, outputs, _ = replay_entries(path)
+def replay(path: Path, *, trust_unkeyed: bool = False) -> tuple[Moderator, list[Output]]:
+    game, outputs, _ = replay_entries(path, trust_unkeyed=trust_unkeyed)
     return game, outputs
 
 
@@ -188,17 +188,18 @@ def replay_scan(scan: Scan) -> tuple[Moderator, list[Output], list[Entry]]:
     return table.game, outputs, table.entries
 
 
-def replay_entries(path: Path) -> tuple[Moderator, list[Output], list[Entry]]:
+def replay_entries(path: Path, *, trust_unkeyed: bool = False) -> tuple[Moderator, list[Output], list[Entry]]:
     """Rebuild the game a journal describes; a torn tail (a crash mid-write) is left out."""
-    return replay_scan(scan_file(Path(path)))
+    return replay_scan(scan_file(Path(path), trust_unkeyed=trust_unkeyed))
 
 
-def resume_table(path: Path, *, fsync: bool = True) -> tuple[Table, list[Output], Journal]:
+def resume_table(path: Path, *, fsync: bool = True,
+                 trust_unkeyed: bool = False) -> tuple[Table, list[Output], Journal]:
     """Lock a journal, cut a torn tail, and rebuild its game, ready to go on.
 
     The lock is taken before the file is read, so a second table is refused
     before it could read a journal that the first is still writing."""
-    journal = Journal(path, fsync=fsync, resume=True)
+    journal = Journal(path, fsync=fsync, resume=True, trust_unkeyed=trust_unkeyed)
     try:
         assert journal.scan is not None
         game, outputs, entries = replay_scan(journal.scan)

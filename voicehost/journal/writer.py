@@ -89,8 +89,9 @@ class Journal:
     opened: list[Path] = []   # every journal this process opened: the last-resort handler names it
 
     def __init__(self, path: Path, rules: RuleOptions | None = None, *, fsync: bool = False,
-                 resume: bool = False) -> None:
+                 resume: bool = False, trust_unkeyed: bool = False) -> None:
         self.path = Path(path)
+        self.trust_unkeyed = trust_unkeyed   # resume an unkeyed journal (versions 3, 4): its reader trusts it
         Journal.opened.append(self.path)
         self.fsync = fsync
         self.failed: JournalWriteError | None = None
@@ -156,7 +157,7 @@ class Journal:
             if not chunk:
                 break
             data += chunk
-        scan = scan_bytes(self.path, bytes(data))
+        scan = scan_bytes(self.path, bytes(data), trust_unkeyed=self.trust_unkeyed)
         self.scan = scan
         self.key, self.game = scan.key, scan.game
         self._previous = scan.last_hash

@@ -40,6 +40,7 @@ class RunOptions:
     port: int | None = None
     show_private: bool = False
     series: str | None = None
+    trust_unkeyed: bool = False   # --resume an unkeyed journal (versions 3, 4), trusting the file
     out: TextIO = field(default=sys.stdout)
 
     @property
@@ -88,7 +89,7 @@ def build(config: Config, rules: RuleOptions, options: RunOptions, clock: Clock,
         config.path(config.journal_dir) / time.strftime("game-%Y%m%d-%H%M%S.jsonl"))
     resume = options.resume is not None
     try:
-        game, writer, entries, _ = open_table(rules, journal, resume=resume)
+        game, writer, entries, _ = open_table(rules, journal, resume=resume, trust_unkeyed=options.trust_unkeyed)
     except TornHeader:   # nothing was played: the game starts anew in that file
         resume = False
         game, writer, entries, _ = open_table(rules, journal, resume=False)

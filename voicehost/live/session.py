@@ -52,7 +52,8 @@ def options_from(args: argparse.Namespace, out: TextIO) -> RunOptions:
                       journal=args.journal, resume=args.resume, record=args.record,
                       protocol=args.protocol, roles=args.roles, mute=args.mute, serve=args.serve,
                       lan=args.lan, port=args.port, show_private=getattr(args, "show_private", False),
-                      series=getattr(args, "series", None), out=out)
+                      series=getattr(args, "series", None),
+                      trust_unkeyed=getattr(args, "trust_unkeyed", False), out=out)
 
 
 def _deal_from_options(live: LiveTable, options: RunOptions) -> None:
@@ -75,6 +76,8 @@ def resume_command(journal: Path, options: RunOptions) -> str:
         words.append("--mute")
     if options.serve or options.lan:
         words.append("--lan" if options.lan else "--serve")
+    if options.trust_unkeyed:
+        words.append("--trust-unkeyed")
     return " ".join(words)
 
 

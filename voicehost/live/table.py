@@ -380,12 +380,12 @@ class LiveTable(Notices):
                     log.exception("output listener failed")
 
 
-def open_table(rules: RuleOptions, journal: Path, *, resume: bool) -> tuple[Moderator, JournalWriter,
-                                                                             list[Entry], list[Output]]:
+def open_table(rules: RuleOptions, journal: Path, *, resume: bool,
+               trust_unkeyed: bool = False) -> tuple[Moderator, JournalWriter, list[Entry], list[Output]]:
     """A new game to be journaled to `journal` (created at the deal), or the
-    game a journal holds, ready to go on."""
+    game a journal holds, ready to go on (an unkeyed one only with `trust_unkeyed`)."""
     if resume:  # the journal is locked before it is read: a second table is refused
-        table, outputs, opened = resume_table(journal)
+        table, outputs, opened = resume_table(journal, trust_unkeyed=trust_unkeyed)
         return table.game, JournalWriter(journal, table.game.rules, journal=opened), table.entries, outputs
     return new_game(rules), new_writer(rules, journal), [], []
 
