@@ -14,6 +14,7 @@ from memory (every line written is kept), or, when that path is taken, in a
 fresh file beside it; `moved` tells where, for the host."""
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import os
@@ -37,6 +38,8 @@ from voicehost.journal.lines import (
 )
 from voicehost.jsontypes import JSONObject
 from voicehost.rules import RuleOptions
+
+PRIVATE = 0o600  # a journal holds the deal and the night's answers: its owner alone reads it
 
 
 def _not_a_file(path: Path) -> JournalError:
@@ -109,7 +112,7 @@ class Journal:
             raise _not_a_file(self.path)
         flags = os.O_RDWR | (0 if resume else os.O_CREAT) | getattr(os, "O_CLOEXEC", 0)
         try:
-            fd = os.open(self.path, flags, 0o644)
+            fd = os.open(self.path, flags, PRIVATE)
         except FileNotFoundError:
             raise JournalError(f"no journal at {self.path}") from None
         except OSError as exc:
@@ -123,6 +126,8 @@ class Journal:
                                    f"only one may go on with a game") from None
             raise JournalWriteError(f"cannot lock the journal {self.path}: {exc.strerror or exc}") from None
         self._fd = fd
+        with contextlib.suppress(OSError):   # an older journal (or a file made by hand) was 0644
+            os.fchmod(fd, PRIVATE)
         try:
             if resume:
                 self._open_existing()
@@ -335,7 +340,7 @@ class Journal:
             if self.key is not None and path != self.path and key_path(path).exists():
                 continue
             try:
-                return os.open(path, flags, 0o644), path
+                return os.open(path, flags, PRIVATE), path
             except FileExistsError:
                 continue
         raise OSError(errno.EEXIST, f"no free name beside {self.path}")
