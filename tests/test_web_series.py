@@ -456,3 +456,32 @@ def test_a_crash_and_run_series_again_keep_the_phone_paired(tmp_path):
     finally:
         second.kill()
         second.wait(timeout=10)
+
+
+def test_the_seated_names_reach_every_tile_and_an_undo_in_the_game_keeps_them(tmp_path):
+    """Issue 32: after a seating by lot the host page, the TV board and the
+    overlay read the names; the undo button never offers the seating once the
+    roles are dealt, and an undo with nothing left says why."""
+    evening = club(tmp_path)
+
+    async def go():
+        async with desk_page(evening) as (client, hub, access, _):
+            state = await paired(client, access)
+            csrf = state["csrf"]
+            seated = await post(client, "/api/series/seating", {"names": ROSTER[:10], "draw": True}, csrf)
+            assert seated.status == 200
+            names = {str(s): n for s, n in hub.live.game.state.record.names.items()}
+            await post(client, "/api/input", {"type": "setup", "roles": ROLES}, csrf)
+            host = await (await client.get("/api/state")).json()
+            table = await (await client.get("/api/table")).json()
+            hub.overlay_delay = 0
+            hub.record_overlay()
+            overlay = json.loads(hub.overlay_view())
+            for view in (host, table, overlay):
+                assert {str(s["seat"]): s["name"] for s in view["seats"]} == names
+            assert table["names"] == names
+            assert host["last_input"] is None               # the seating is out of an undo's reach
+            nothing = await post(client, "/api/undo", {}, csrf)
+            assert "рассадка" in await refused(nothing, 409)
+            assert {str(s): n for s, n in hub.live.game.state.record.names.items()} == names
+    run_async(go())

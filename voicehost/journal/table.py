@@ -146,10 +146,20 @@ def _to_the_millisecond(event: Heard, now: float, game_now: float) -> tuple[Hear
 
 
 def last_host_input(entries: list[Entry]) -> int | None:
+    """The last host input an undo may take back. The seating and the deal
+    belong to the time before the game: an undo never reaches past the deal."""
     for index in range(len(entries) - 1, -1, -1):
-        if entries[index].event.get("type") in HOST_INPUTS:
+        kind = entries[index].event.get("type")
+        if kind == "setup":
+            return None
+        if kind in HOST_INPUTS:
             return index
     return None
+
+
+def dealt(entries: list[Entry]) -> bool:
+    """Whether the roles were dealt: then the seating and the deal are out of an undo's reach."""
+    return any(entry.event.get("type") == "setup" for entry in entries)
 
 
 def rebuild(rules: RuleOptions, entries: list[Entry]) -> Moderator:

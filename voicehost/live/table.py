@@ -38,7 +38,7 @@ from voicehost.errors import GameError, VoicehostError
 from voicehost.game.events import Event, Heard, Setup, parse_event
 from voicehost.game.model import Output, OutputKind, Phase
 from voicehost.game.moderator import Moderator, new_game
-from voicehost.journal import Journal, Table, rebuild, resume_table
+from voicehost.journal import Journal, Table, dealt, rebuild, resume_table
 from voicehost.journal.lines import TICK, UNK, Entry
 from voicehost.journal.revision import Mark, find_places, mark, revise_json
 from voicehost.jsontypes import JSONObject
@@ -313,7 +313,7 @@ class LiveTable(Notices):
             raise self._refusal(GameError, "undo_busy")
         kept = self.journaled.undo_plan()
         if kept is None:
-            raise self._refusal(GameError, "nothing_to_undo")
+            raise self._refusal(GameError, "nothing_to_undo_dealt" if dealt(self.entries) else "nothing_to_undo")
         return kept
 
     def _undo_finish(self, rebuilt: Moderator, mark: int) -> JSONObject:

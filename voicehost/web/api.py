@@ -14,7 +14,7 @@ from voicehost.errors import GameError, InputError, JournalWriteError
 from voicehost.export import ExportError, export_text, host_text
 from voicehost.game.events import HOST_INPUTS
 from voicehost.game.protocol import protocol
-from voicehost.journal import last_host_input
+from voicehost.journal import dealt, last_host_input
 from voicehost.live import LiveTable
 from voicehost.live.ending import protocol_csv  # one writer for the page and the file
 from voicehost.live.table import TableStopped
@@ -107,7 +107,7 @@ async def api_undo(request: web.Request) -> web.Response:
         raise _stopped(hub)
     index = last_host_input(live.entries)
     if index is None:
-        raise Refusal(409, "undo_nothing")
+        raise Refusal(409, "undo_nothing_dealt" if dealt(live.entries) else "undo_nothing")
     what = hub.texts.input(live.entries[index].event)
     if expected is not None and expected != index:
         raise Refusal(409, "undo_stale", what=what)
