@@ -334,16 +334,19 @@ def test_models_download_offline_leaves_no_empty_models_folder(tmp_path):
 
 def test_the_csv_protocol_speaks_the_tables_language():
     live, terminal = typed()
+    terminal.handle("/names 1=Алиса")
     to_the_end(terminal)
     rows = list(csv.reader(io.StringIO(protocol_csv(live))))
-    assert rows[0] == ["seat", "role", "points", "fouls", "eliminated", "cause", "when"]   # for importers
-    assert rows[1][:2] == ["1", "мирный"] and rows[1][4:] == ["нет", "", ""]
-    assert rows[5][1] == "мирный" and rows[5][4:] == ["да", "выстрел", "ночь 2"]
-    assert rows[7][1:2] == ["мафия"] and rows[7][4:] == ["да", "голосование", "день 1"]
+    assert rows[0] == ["место", "игрок", "роль", "баллы", "фолы", "выбыл", "причина", "когда"]
+    assert rows[1][:3] == ["1", "Алиса", "мирный"] and rows[1][5:] == ["нет", "", ""]
+    assert rows[2][:2] == ["2", "2"]                      # a seat with no name: its number, as in the JSON
+    assert rows[5][2] == "мирный" and rows[5][5:] == ["да", "выстрел", "ночь 2"]
+    assert rows[7][2:3] == ["мафия"] and rows[7][5:] == ["да", "голосование", "день 1"]
     assert ["правила", "4mafia", "победа", "красные"] in rows
     assert ["голосование", "день 2", "круг 1", "4:8"] in rows
-    english = {"citizen", "mafia", "yes", "no", "shot", "vote", "red", "ruleset", "winner", "nomination"}
-    assert not english & {cell.split()[0] for row in rows[1:] for cell in row if cell}
+    english = {"citizen", "mafia", "yes", "no", "shot", "vote", "red", "ruleset", "winner", "nomination",
+               "seat", "role", "points", "when"}
+    assert not english & {cell.split()[0] for row in rows for cell in row if cell}
 
 
 def test_a_ukrainian_csv_protocol_is_ukrainian():
@@ -351,7 +354,8 @@ def test_a_ukrainian_csv_protocol_is_ukrainian():
     for line in ("/roles d4 m2 m7 s6", *["/foul 3"] * 4):
         terminal.handle(line)
     rows = list(csv.reader(io.StringIO(protocol_csv(live))))
-    assert rows[3][1] == "мирний" and rows[3][4:] == ["так", "фоли", "ніч 1"]
+    assert rows[0][:3] == ["місце", "гравець", "роль"]
+    assert rows[3][2] == "мирний" and rows[3][5:] == ["так", "фоли", "ніч 1"]
 
 
 def fake_checkout(tmp_path: Path, setup_code: int = 0) -> Path:

@@ -270,7 +270,7 @@ def test_a_typed_game_ends_with_awards_and_its_protocol_beside_the_journal(tmp_p
     assert lines[-2] == f"Журнал: {journal}"
     data = json.loads(json_path.read_text("utf-8"))
     assert data["winner"] == "red" and data["best_player"] == 3 and data["worst_player"] is None
-    assert csv_path.read_text("utf-8").startswith("seat,role,points")
+    assert csv_path.read_text("utf-8").startswith("место,игрок,роль,баллы")
     assert replay(journal)[0].best_player == 3
     # ... and the rating platforms' records beside the protocol, with the names the host typed
     records = [tmp_path / "game.protocol.mafiaratings.json", tmp_path / "game.protocol.polemica.json"]

@@ -236,7 +236,7 @@ def test_protocol_downloads():
             data = await (await client.get("/api/protocol.json")).json()
             assert data["ruleset"] == "4mafia" and set(data["points"]) == {str(s) for s in range(1, 11)}
             csv_text = await (await client.get("/api/protocol.csv")).text()
-            assert csv_text.splitlines()[0] == "seat,role,points,fouls,eliminated,cause,when"
+            assert csv_text.splitlines()[0] == "место,игрок,роль,баллы,фолы,выбыл,причина,когда"
     run_async(go())
 
 
