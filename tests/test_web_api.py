@@ -459,3 +459,27 @@ def test_the_host_nominates_by_hand_from_the_page():
             again = await post(client, "/api/input", {"type": "nominate", "seat": 8}, state["csrf"])
             assert again.status == 409 and "уже выставлял" in (await again.json())["error"]
     run_async(go())
+
+
+def test_a_reveal_holds_on_the_live_channel():
+    """Issue 32: "Показать роли" answered with the roles, but the next push on
+    the live channel (which keeps the session it connected with) hid them again."""
+    async def go():
+        async with page() as (client, live, access):
+            state = await paired(client, access)
+            ws = await client.ws_connect("/api/ws", headers={"Origin": client.origin})
+            first = json.loads(await asyncio.wait_for(ws.receive_str(), 5))["state"]
+            assert all("role" not in seat for seat in first["seats"])
+            shown = await (await post(client, "/api/reveal", {"show": True}, state["csrf"])).json()
+            assert shown["reveal_roles"] is True
+            await post(client, "/api/input", {"type": "foul", "seat": 2}, state["csrf"])   # a push follows
+            deadline = asyncio.get_running_loop().time() + 30
+            while True:
+                pushed = json.loads(await asyncio.wait_for(ws.receive_str(), 30))["state"]
+                if pushed["seats"][1]["fouls"] == 1:
+                    break
+                assert asyncio.get_running_loop().time() < deadline
+            assert pushed["reveal_roles"] is True
+            assert [s["role"] for s in pushed["seats"]][:4] == ["citizen", "mafia", "citizen", "don"]
+            await ws.close()
+    run_async(go())

@@ -141,6 +141,7 @@ async def api_reveal(request: web.Request) -> web.Response:
     access: Access = request.app[ACCESS_KEY]
     access.reveal[session.id] = show
     session.reveal_roles = show
+    request.app[HUB].wake()   # the device's live channels show it too
     return _state(request, session)
 
 
