@@ -483,3 +483,23 @@ def test_a_reveal_holds_on_the_live_channel():
             assert [s["role"] for s in pushed["seats"]][:4] == ["citizen", "mafia", "citizen", "don"]
             await ws.close()
     run_async(go())
+
+
+def test_the_page_deals_at_random_and_shows_the_host_the_deal():
+    """Issue 32: the page's own random deal (POST /api/deal), as typed /deal:
+    ten seats, 6 citizens, 2 mafia, a don and a sheriff, journaled as a setup,
+    shown to the device that asked; refused once the roles are dealt."""
+    async def go():
+        async with page(setup=False) as (client, live, access):
+            state = await paired(client, access)
+            dealt = await post(client, "/api/deal", {}, state["csrf"])
+            assert dealt.status == 200, await dealt.text()
+            body = await dealt.json()
+            assert sorted(body["deal"].values()) == sorted(["citizen"] * 6 + ["mafia"] * 2 + ["don", "sheriff"])
+            assert body["phase_id"] == "mafia_meeting" and body["reveal_roles"] is True
+            assert {str(s["seat"]): s["role"] for s in body["seats"]} == body["deal"]
+            assert live.entries[-1].event == {"type": "setup", "roles": body["deal"]}
+            again = await post(client, "/api/deal", {}, state["csrf"])
+            assert again.status == 409 and in_words((await again.json())["error"])
+            assert (await post(client, "/api/deal", {})).status == 403      # a host's page only (CSRF)
+    run_async(go())

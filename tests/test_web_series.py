@@ -219,15 +219,19 @@ def test_the_next_game_is_served_by_the_same_page(tmp_path):
         async with desk_page(evening, first) as (client, hub, access, _):
             csrf = (await paired(client, access))["csrf"]
             await post(client, "/api/input", {"type": "setup", "roles": ROLES}, csrf)
+            await post(client, "/api/reveal", {"show": True}, csrf)
             assert (await (await client.get("/api/state")).json())["phase_id"] != "setup"
             switch_table(hub, second)
             state = await (await client.get("/api/state")).json()   # the same device, no pairing again
             assert state["phase_id"] == "setup" and state["log"] == []
+            assert all("role" not in seat for seat in state["seats"])   # game 2's deal starts empty
             said = hub.said
             first.apply_json({"type": "pause"}) if first.game.phase is not Phase.GAME_OVER else None
             assert hub.said == said   # the old game no longer speaks to the page
             good = await post(client, "/api/series/seating", {"names": ROSTER[:10], "draw": True}, state["csrf"])
             assert good.status == 200 and second.game.state.record.names and not first.game.state.record.names
+            dealt = await (await post(client, "/api/deal", {}, state["csrf"])).json()   # or at random
+            assert dealt["deal"] == {str(s): r.value for s, r in second.game.roles.items()}
     run_async(go())
 
 
