@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from voicehost.channels import ChannelMap
 from voicehost.errors import VoicehostError
 
 log = logging.getLogger(__name__)
@@ -233,12 +234,29 @@ def list_devices() -> list[Device]:
         pa.terminate()
 
 
-def find_device(spec: str | int | None, *, output: bool) -> Device | None:
-    """A device by index or by (part of) its name; None for the system default."""
+def channel_report(channels: ChannelMap, input_device: str, devices: list[Device]) -> list[str]:
+    """One line per mapped channel (`[audio] channels`): whose it is, and the
+    device and channel it reads, or why it cannot be read."""
+    lines = []
+    for channel in channels.channels:
+        spec = channel.input.device or input_device
+        try:
+            found = _match_device(spec, [d for d in devices if d.inputs > 0])
+        except AudioError as exc:
+            lines.append(f"{channel.who}: channel {channel.input}: {exc}")
+            continue
+        name = found.name if found is not None else "the default input"
+        if found is not None and channel.input.channel > found.inputs:
+            lines.append(f"{channel.who}: channel {channel.input}: {name} has only {found.inputs} input channels")
+        else:
+            lines.append(f"{channel.who}: input {channel.input.channel} of {name}")
+    return lines
+
+
+def _match_device(spec: str | int | None, devices: list[Device], kind: str = "input") -> Device | None:
+    """A device among `devices` by index or by (part of) its name; None for the system default."""
     if spec in (None, "", "default"):
         return None
-    devices = [d for d in list_devices() if (d.outputs if output else d.inputs) > 0]
-    kind = "output" if output else "input"
     if isinstance(spec, int) or str(spec).isdigit():
         found = [d for d in devices if d.index == int(spec)]
     else:
@@ -249,6 +267,14 @@ def find_device(spec: str | int | None, *, output: bool) -> Device | None:
         raise AudioError(f"no {kind} device '{spec}' (available {kind}s: {names}); "
                          f"see `voicehost devices`")
     return found[0]
+
+
+def find_device(spec: str | int | None, *, output: bool) -> Device | None:
+    """A device by index or by (part of) its name; None for the system default."""
+    if spec in (None, "", "default"):
+        return None
+    devices = [d for d in list_devices() if (d.outputs if output else d.inputs) > 0]
+    return _match_device(spec, devices, "output" if output else "input")
 
 
 def _open_device(pyaudio: Any, device: str | int | None, *, output: bool) -> tuple[Any, Any]:

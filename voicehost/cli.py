@@ -140,7 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=_port, default=None, help="the port (default 8765)")
     _rules_args(serve)
 
-    sub.add_parser("devices", help="list the audio devices")
+    devices = sub.add_parser("devices", help="list the audio devices, their channels, and the mapped ones")
+    devices.add_argument("--config", type=Path, default=None,
+                         help="a config.toml whose [audio] channels to check (default: the project's)")
 
     models = sub.add_parser("models", help="download and check the speech model and voices")
     models.add_argument("action", choices=["download", "list", "verify"])
@@ -300,14 +302,18 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_devices(args: argparse.Namespace) -> int:
-    from voicehost.audio import list_devices
+    from voicehost.audio import channel_report, list_devices
 
+    audio = load_settings(args.config)[0].audio
     devices = list_devices()
     if not devices:
         print("no audio devices found")
     for d in devices:
-        kinds = ", ".join(k for k, n in (("in", d.inputs), ("out", d.outputs)) if n)
+        kinds = ", ".join(f"{k} {n} channel{'s' if n > 1 else ''}" for k, n in (("in", d.inputs), ("out", d.outputs))
+                          if n)
         print(f"{d.index:3d}  {d.name}  ({kinds}; {d.rate} Hz)")
+    for line in channel_report(audio.channels, audio.input_device, devices):
+        print(line)
     return 0
 
 
