@@ -1,12 +1,10 @@
-"""Audio in: the microphone thread that posts recognized words to the
-table's loop, a recorded game played through the same table, and the host
+"""Audio in: a live microphone and a recorded game, both through the one
+input pipeline (live/pipeline.py), and the host
 inputs that go with a recording."""
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -40,6 +38,7 @@ from voicehost.config import AsrSettings, Config
 from voicehost.errors import InputError, VoicehostError
 from voicehost.game.events import Event, parse_event
 from voicehost.live.clock import AudioClock, GameClock
+from voicehost.live.pipeline import Timing, hear_audio
 from voicehost.live.table import LiveTable
 from voicehost.live.texts import live_texts
 from voicehost.rules import RuleOptions
@@ -73,14 +72,13 @@ class HostScript:
             live.apply(self.events.pop(0))
 
 
-def listen(live: LiveTable, source: Source, recognizer: Recognizer, clock: GameClock,
-           stop: threading.Event) -> None:
-    """The microphone thread of one game: audio -> recognizer -> words (and
-    revisions of words taken from partials), posted to the table's loop,
-    whose `hear` replays a revision. A word's game time is its wall-clock
-    time less the listening lag, the clock the speaker times its playback on
-    (the echo guard). The recognizer is the caller's: an evening's games
-    listen with one, its stream time running on from game to game."""
+async def listen(live: LiveTable, source: Source, recognizer: Recognizer, clock: GameClock,
+                 stopped: Callable[[], bool]) -> None:
+    """A live game's microphone through the input pipeline until `stopped()`. A
+    word's game time is its wall-clock time less the listening lag, the clock
+    the speaker times its playback on (the echo guard). The recognizer is the
+    caller's: an evening's games listen with one, its stream time running on
+    from game to game."""
     started = time.monotonic()
     base = recognizer.audio_time  # the stream time this game's audio starts at
 
@@ -89,21 +87,9 @@ def listen(live: LiveTable, source: Source, recognizer: Recognizer, clock: GameC
 
     show_captions(live, recognizer, offset)
     try:
-        for chunk in source.chunks():
-            if stop.is_set():
-                break
-            words = recognizer.accept(chunk)
-            if words:
-                shift = offset()
-                live.post_words([w.shifted(shift) for w in words])
-        words = recognizer.finish()
-        if words:
-            shift = offset()
-            live.post_words([w.shifted(shift) for w in words])
+        await hear_audio(live, source.chunks(), recognizer, Timing(offset, more=lambda: not stopped(), lenient=True))
     except VoicehostError as exc:
         log.error("the microphone stopped: %s", exc)
-    except RuntimeError as exc:  # the loop closed under us at the end
-        log.debug("microphone: %s", exc)
 
 
 def show_captions(live: LiveTable, recognizer: Recognizer, offset: Callable[[], float]) -> None:
@@ -123,23 +109,20 @@ def close_recognizer(recognizer: Recognizer) -> None:
 
 async def play_recording(live: LiveTable, source: Source, recognizer: Recognizer, host: HostScript,
                          clock: AudioClock) -> None:
-    """A recorded game: the audio drives the clock, faster than real time; the
-    recognizer runs off the loop, the table is changed on it."""
-    loop = asyncio.get_running_loop()
+    """A recorded game through the same pipeline: the audio drives the clock,
+    faster than real time; the host's inputs are applied as the game reaches them."""
     offset = live.game_now() - recognizer.audio_time
     if isinstance(recognizer, CaptionedRecognizer):
         recognizer.catch_up = None   # faster than real time: the journal must not depend on the machine's speed
     show_captions(live, recognizer, lambda: offset)
     host.feed(live)
-    for chunk in source.chunks():
-        words = await loop.run_in_executor(None, recognizer.accept, chunk)
-        clock.skip_to(offset + recognizer.audio_time)
-        live.hear(w.shifted(offset) for w in words)
+
+    def more() -> bool:
         live.tick()
         host.feed(live)
-        if live.over or live.failure is not None:
-            break
-    live.hear(w.shifted(offset) for w in await loop.run_in_executor(None, recognizer.finish))
+        return not (live.over or live.failure is not None)
+
+    await hear_audio(live, source.chunks(), recognizer, Timing(lambda: offset, clock.skip_to, more))
     live.tick()
     close_recognizer(recognizer)
 

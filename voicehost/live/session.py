@@ -1,6 +1,6 @@
 """`voicehost run`, `serve` and `train`: the parts of a live game built from
 the settings, and one asyncio loop that owns the table, with one ticker, the
-terminal, the page and the microphone thread around it."""
+terminal, the page and the microphone's input pipeline around it."""
 from __future__ import annotations
 
 import argparse
@@ -11,7 +11,6 @@ import logging
 import shlex
 import signal
 import sys
-import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -250,8 +249,8 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
     if evening is not None and not resumed:
         terminal.write(live.texts.text("evening_start", count=len(evening.series.game_files()) + 1,
                                        name=evening.series.name))
-    hearing = threading.Event()
-    microphone_thread = None
+    hearing_stopped = False
+    microphone: asyncio.Task[None] | None = None
     verdict = None
     try:
         _deal_from_options(live, options)
@@ -263,10 +262,8 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
                     live.restore()
                 ticker = asyncio.create_task(keep_time(live, stop), name="ticker")
                 if recognizer is not None and source is not None:
-                    microphone_thread = threading.Thread(
-                        target=listen, args=(live, source, recognizer, clock, hearing), name="microphone",
-                        daemon=True)
-                    microphone_thread.start()
+                    microphone = asyncio.create_task(
+                        listen(live, source, recognizer, clock, lambda: hearing_stopped), name="microphone")
                 try:
                     verdict = await terminal.play(lines, stop)
                 finally:
@@ -275,9 +272,10 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
                     await ticker
                     stop.clear()
     finally:
-        hearing.set()
-        if microphone_thread is not None:
-            await asyncio.get_running_loop().run_in_executor(None, microphone_thread.join, 5)
+        hearing_stopped = True
+        if microphone is not None:   # it stops after the chunk it is reading (40 ms)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(microphone), 5)
         await _finish(live)
     if interrupted:
         terminal.write(live.texts.text("interrupted"))
