@@ -8,33 +8,17 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from voicehost.asr import (
-    FOUR_MAFIA,
-    TRIGGER_WEIGHT,
-    AsrError,
     CaptionedRecognizer,
-    Meaning,
     Recognizer,
-    SpeechLimits,
     VoskRecognizer,
-    available_mb,
-    choose_captions,
-    choose_listening,
-    exact_text,
-    grammar_fillers,
-    grammar_phrases,
-    load_model,
-    model_knows,
-    model_problem,
-    overheard_words,
-    rule_meaning,
-    unheard_rule_words,
-    usable_cores,
 )
+from voicehost.asr.factory import listening_recognizer as listening_recognizer  # re-exported: tests build one
+from voicehost.asr.factory import recognizer_for as make_recognizer
 from voicehost.audio import Clip, Source
-from voicehost.config import AsrSettings, Config
+from voicehost.config import Config
 from voicehost.errors import InputError, VoicehostError
 from voicehost.game.events import Event, parse_event
 from voicehost.live.clock import AudioClock, GameClock
@@ -128,63 +112,13 @@ async def play_recording(live: LiveTable, source: Source, recognizer: Recognizer
 
 
 def recognizer_for(config: Config, rules: RuleOptions, out: TextIO) -> VoskRecognizer | CaptionedRecognizer:
-    """The recognizer `run` and `train` listen with: the model loaded once,
-    the recognizer `[asr] mode` picks, warmed up; the host is told which rule
-    words the model can never hear."""
-    model_dir = config.model_dir(rules.language)
-    problem = model_problem(model_dir)
-    if problem:
-        raise AsrError(f"{problem}: get it with `voicehost models download`, or play from the keyboard "
-                       f"with `voicehost run --text`")
-    model = load_model(model_dir, low_latency_cache=config.path("models/.low-latency")
-                       if config.asr.low_latency else None, endpoint_seconds=config.asr.endpoint_ms / 1000)
-    from voicehost.phrases.grammar import load_grammar
-
-    grammar = load_grammar(rules.grammar)
-    phrases = grammar_phrases(grammar)
-    # which words wait for the final result's exact times: this table's limits, not 4mafia's
-    limits = SpeechLimits(rules.nomination_pause, rules.pass_silence, frozenset(grammar.passes))
-    fillers: tuple[list[str], list[str]] = ([], [])
-    if config.asr.mode != "open" and not model_knows(model, "[unk]"):
-        fillers = grammar_fillers(model_dir, grammar, phrases)
-        log.info("the speech model has no [unk]: %d of its frequent words are fillers heard as [unk], %d more "
-                 "are forms the rules react to", len(fillers[0]), len(fillers[1]))
-    decider = listening_recognizer(model, config.asr, phrases, limits, rule_meaning(grammar), *fillers,
-                                   weights={grammar.trigger: TRIGGER_WEIGHT})
-    recognizer: VoskRecognizer | CaptionedRecognizer = decider
-    if decider.phrases is not None:  # an open recognizer hears every word already
-        captions = choose_captions(config.asr.captions, available_mb(), usable_cores())
-        log.info("%s: %s", "an open recognizer beside the grammar one hears every word for the captions and "
-                 "the forms of forbidden words the grammar cannot list" if captions.on else
-                 "no captions recognizer: the page's captions show the rule words", captions.why)
-        if captions.on:
-            recognizer = CaptionedRecognizer(
-                decider, VoskRecognizer(model, stable_seconds=config.asr.stable_ms / 1000, limits=limits),
-                overheard=overheard_words(grammar, decider.phrases))
-    recognizer.warm_up()  # the first utterance is not the one that pays for the decoder's start-up
-    missing = unheard_rule_words(grammar, recognizer.knows)
+    """The recognizer `run` and `train` listen with (voicehost.asr.factory);
+    the host is told which rule words the model can never hear."""
+    recognizer, missing = make_recognizer(config, rules)
     if missing:
-        log.info("the speech model %s lacks %d of the %d rule words of the grammar %s: %s", model_dir,
-                    len(missing), len(phrases), rules.grammar, " ".join(missing))
         words = ", ".join(missing[:12]) + (" …" if len(missing) > 12 else "")
         out.write(live_texts(rules.phrasebook).text("model_missing_words", count=len(missing), words=words) + "\n")
     return recognizer
-
-
-def listening_recognizer(model: Any, settings: AsrSettings, phrases: list[str],
-                         limits: SpeechLimits = FOUR_MAFIA, meaning: Meaning = exact_text,
-                         fillers: list[str] | None = None, heard: list[str] | None = None,
-                         weights: dict[str, int] | None = None) -> VoskRecognizer:
-    """A recognizer over a loaded model as `[asr] mode` picks it (`choose_listening`), said in the log;
-    its partial words are judged by `meaning` (`rule_meaning` of the table's grammar). A grammar
-    also takes the model's `fillers` (heard as [unk]) and `heard` words (`grammar_fillers`), and
-    counts its phrases by `weights` (the trigger: `TRIGGER_WEIGHT`)."""
-    fillers = fillers or []
-    choice = choose_listening(settings.mode, lambda word: model_knows(model, word), len(fillers))
-    log.info("listening with %s: %s", choice.name, choice.why)
-    return VoskRecognizer(model, phrases=phrases + list(heard or []) if choice.grammar else None,
-                          stable_seconds=settings.stable_ms / 1000, limits=limits,
-                          meaning=meaning, fillers=fillers if choice.grammar else (), weights=weights)
 
 
 def chunks_of(clip: Clip, seconds: float = 0.1) -> Iterator[bytes]:

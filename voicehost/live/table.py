@@ -46,7 +46,8 @@ from voicehost.live.answers import Answers
 from voicehost.live.clock import Clock
 from voicehost.live.hearing import Hearing
 from voicehost.live.notices import Notices, TableStopped
-from voicehost.live.texts import live_texts, rendered
+from voicehost.live.telling import Listener, Teller
+from voicehost.live.texts import live_texts
 from voicehost.live.writer import JournalWriter, new_writer
 from voicehost.phrases.words import Word
 from voicehost.rules import RuleOptions
@@ -56,7 +57,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Listener = Callable[[list[Output]], None]
 # A heard word that changed nothing said waits at most this long (game time)
 # to be written: a crash loses at most these seconds of words nobody answered.
 GROUP_SECONDS = 20.0
@@ -86,10 +86,10 @@ class LiveTable(Notices):
             game = game.game
         self.journaled = Table(game, journal, entries)   # the one game, its inputs, its journal
         self.clock = clock
-        self.speaker = speaker
+        self.teller = Teller(speaker, lambda: self.game.book)   # says and shows what the table answers
         self.lag = lag
         self.journal = journal
-        self.listeners: list[Listener] = []
+        self.listeners: list[Listener] = self.teller.listeners
         # Every word the captions recognizer heard (`[asr] captions`), in game
         # time, None once it failed; set by whoever runs the microphone, read
         # by the page's captions.
@@ -101,7 +101,7 @@ class LiveTable(Notices):
         # The game before the first word taken from partial results since the
         # last revision: a `Revision` replays from here (voicehost.journal.revision).
         self._mark: Mark | None = None
-        self._answers = Answers(journal, self._tell, self._recorded)   # said once on disk, in order
+        self._answers = Answers(journal, self.teller, self._recorded)   # said once on disk, in order
         self.texts = live_texts(game.rules.phrasebook)
         # The page reads the game under this lock; only in-memory changes are
         # made under it (never a journal write), and all on the owner's thread.
@@ -110,6 +110,15 @@ class LiveTable(Notices):
         super().__init__()
 
     # ------------------------------------------------------------ reading
+
+    @property
+    def speaker(self) -> Speaker | None:
+        """The table's speaker (the teller's): also the echo guard's."""
+        return self.teller.speaker
+
+    @speaker.setter
+    def speaker(self, speaker: Speaker | None) -> None:
+        self.teller.speaker = speaker
 
     @property
     def game(self) -> Moderator:
@@ -356,16 +365,6 @@ class LiveTable(Notices):
         self._check_journal()
         return self.failure is None
 
-    def _tell(self, outputs: list[Output], changed: bool) -> None:
-        for output in outputs:
-            if output.kind == "say" and self.speaker is not None:
-                self.speaker.say(rendered(self.game.book, output), private=output.private, at=output.t)
-        if outputs or changed:
-            for listener in list(self.listeners):
-                try:
-                    listener(outputs)
-                except Exception:  # a listener must never stop the game
-                    log.exception("output listener failed")
 
 
 def open_table(rules: RuleOptions, journal: Path, *, resume: bool) -> tuple[Moderator, JournalWriter,
