@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from voicehost.channels import ChannelMap
+from voicehost.channels import Channel, ChannelMap
 from voicehost.errors import VoicehostError
 
 log = logging.getLogger(__name__)
@@ -66,6 +66,28 @@ class Source(Protocol):
     def chunks(self) -> Iterator[bytes]: ...
 
     def close(self) -> None: ...
+
+
+Frame = dict[Channel, bytes]   # one chunk of every mapped channel, each 16 kHz mono 16-bit
+
+
+class ChannelSource(Protocol):
+    """Yields one `Frame` per chunk until the audio ends (a microphone per seat)."""
+
+    def frames(self) -> Iterator[Frame]: ...
+
+    def close(self) -> None: ...
+
+
+def split_channels(pcm: bytes, rate: int, channels: int, width: int, wanted: dict[int, Channel]) -> Frame:
+    """The `wanted` channels (numbered from 1) of interleaved PCM, each as 16 kHz mono 16-bit."""
+    dtype = {1: "u1", 2: "<i2", 4: "<i4"}.get(width)
+    if dtype is None:
+        raise AudioError(f"unsupported sample width: {width * 8} bit")
+    usable = len(pcm) - len(pcm) % (channels * width)
+    samples = np.frombuffer(pcm[:usable], dtype=dtype).reshape(-1, channels)
+    return {channel: to_mono16(np.ascontiguousarray(samples[:, number - 1]).tobytes(), rate, 1, width)
+            for number, channel in wanted.items()}
 
 
 class _ExtensiblePcm:
@@ -157,8 +179,49 @@ class WavFileSource:
                 return
             yield to_mono16(data, wav.getframerate(), wav.getnchannels(), wav.getsampwidth())
 
+    def frames_of(self, channels: ChannelMap) -> Iterator[Frame]:
+        """A recording of a microphone per seat: the file's channel N is every
+        mapped channel numbered N (a recording has no devices)."""
+        wav = self._wav
+        wanted = self._wanted(channels)
+        frames = max(1, int(wav.getframerate() * self.chunk_seconds))
+        while True:
+            data = wav.readframes(frames)
+            if not data:
+                return
+            yield split_channels(data, wav.getframerate(), wav.getnchannels(), wav.getsampwidth(), wanted)
+
+    def _wanted(self, channels: ChannelMap) -> dict[int, Channel]:
+        wanted: dict[int, Channel] = {}
+        count = self._wav.getnchannels()
+        for channel in channels.channels:
+            number = channel.input.channel
+            if number > count:
+                raise AudioError(f"{self.path} has {count} channel{'s' if count > 1 else ''}; [audio] channels "
+                                 f"maps {channel.who} to channel {number}")
+            if number in wanted:
+                raise AudioError(f"{self.path}: [audio] channels maps both {wanted[number].who} and {channel.who} "
+                                 f"to channel {number} (a recording's channels are numbered across devices)")
+            wanted[number] = channel
+        return wanted
+
     def close(self) -> None:
         self._wav.close()
+
+
+class WavFileChannels:
+    """A multichannel WAV as a `ChannelSource`."""
+
+    def __init__(self, path: Path, channels: ChannelMap, chunk_seconds: float = CHUNK_SECONDS) -> None:
+        self.file = WavFileSource(path, chunk_seconds)
+        self.channels = channels
+        self.file._wanted(channels)   # a channel the file lacks: said now, before the game
+
+    def frames(self) -> Iterator[Frame]:
+        return self.file.frames_of(self.channels)
+
+    def close(self) -> None:
+        self.file.close()
 
 
 def read_wav(path: Path) -> Clip:

@@ -17,12 +17,13 @@ from voicehost.asr import (
 )
 from voicehost.asr.factory import listening_recognizer as listening_recognizer  # re-exported: tests build one
 from voicehost.asr.factory import recognizer_for as make_recognizer
-from voicehost.audio import Clip, Source
+from voicehost.audio import ChannelSource, Clip, Source
 from voicehost.config import Config
 from voicehost.errors import InputError, VoicehostError
 from voicehost.game.events import Event, parse_event
 from voicehost.live.clock import AudioClock, GameClock
-from voicehost.live.pipeline import Timing, hear_audio
+from voicehost.live.pipeline import Timing, hear_audio, hear_channels
+from voicehost.live.seats import SeatVoices
 from voicehost.live.table import LiveTable
 from voicehost.live.texts import live_texts
 from voicehost.rules import RuleOptions
@@ -107,6 +108,26 @@ async def play_recording(live: LiveTable, source: Source, recognizer: Recognizer
         return not (live.over or live.failure is not None)
 
     await hear_audio(live, source.chunks(), recognizer, Timing(lambda: offset, clock.skip_to, more))
+    live.tick()
+    close_recognizer(recognizer)
+
+
+async def play_channels(live: LiveTable, source: ChannelSource, recognizer: Recognizer, host: HostScript,
+                        clock: AudioClock, voices: SeatVoices) -> None:
+    """A recording of a microphone per seat, through the same pipeline as
+    `play_recording`, the seats' channels judged apart (live/seats.py)."""
+    offset = live.game_now() - recognizer.audio_time
+    if isinstance(recognizer, CaptionedRecognizer):
+        recognizer.catch_up = None
+    show_captions(live, recognizer, lambda: offset)
+    host.feed(live)
+
+    def more() -> bool:
+        live.tick()
+        host.feed(live)
+        return not (live.over or live.failure is not None)
+
+    await hear_channels(live, source.frames(), recognizer, voices, Timing(lambda: offset, clock.skip_to, more))
     live.tick()
     close_recognizer(recognizer)
 

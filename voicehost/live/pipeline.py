@@ -6,12 +6,16 @@ how the audio's time maps to the game clock (`Timing`)."""
 from __future__ import annotations
 
 import asyncio
+import bisect
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from voicehost.asr import Recognizer, Revision
+from voicehost.audio import Frame
 from voicehost.errors import VoicehostError
+from voicehost.game.events import OutOfTurn
+from voicehost.live.seats import SeatVoices
 from voicehost.live.table import LiveTable
 from voicehost.phrases.words import Word
 
@@ -76,4 +80,70 @@ def _deliver(live: LiveTable, words: Words, shift: float, lenient: bool) -> None
         log.warning("words not heard: %s", exc)
 
 
-__all__ = ["Timing", "hear_audio"]
+class _Seats:
+    """Which seat's channel the recognizer heard at each stream time, so a
+    word is tagged with the seat that said it even when it comes out after
+    the floor passed on."""
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+        self.seats: list[int | None] = []
+
+    def add(self, t: float, seat: int | None) -> None:
+        if not self.seats or self.seats[-1] != seat:
+            self.times.append(t)
+            self.seats.append(seat)
+
+    def at(self, t: float) -> int | None:
+        index = bisect.bisect_right(self.times, t + 1e-6) - 1
+        return self.seats[index] if index >= 0 else None
+
+    def tag(self, words: Words) -> Words:
+        return [Revision(tuple(self._word(w) for w in item.old), tuple(self._word(w) for w in item.new))
+                if isinstance(item, Revision) else self._word(item) for item in words]
+
+    def _word(self, word: Word) -> Word:
+        return Word(word.word, word.start, word.end, word.conf, self.at(word.start))
+
+
+async def hear_channels(live: LiveTable, frames: Iterator[Frame], recognizer: Recognizer, voices: SeatVoices,
+                        timing: Timing) -> None:
+    """A microphone per seat (SPEC §7.1): the seats' voice activity judged on
+    the loop (live/seats.py), only the speaker's channel recognized (its bleed
+    silenced), each word tagged with its seat; out-of-turn speech goes to the
+    table as `OutOfTurn`, the seats speaking to the page."""
+    loop = asyncio.get_running_loop()
+    history = _Seats()
+    while True:
+        frame = await loop.run_in_executor(None, next, frames, None)
+        if frame is None:
+            break
+        chunks = {c.seat: pcm for c, pcm in frame.items() if c.seat is not None}
+        speaker = live.game.floor.seat if live.game.floor is not None else None
+        t = recognizer.audio_time
+        kept, flagged = voices.chunk(chunks, t, speaker)
+        history.add(t, speaker)
+        silence = bytes(min((len(c) for c in frame.values()), default=0))
+        words = await loop.run_in_executor(None, recognizer.accept, kept if kept is not None else silence)
+        shift = timing.offset()
+        timing.reached(shift + recognizer.audio_time)
+        _deliver(live, history.tag(words), shift, timing.lenient)
+        for event in flagged:
+            _out_of_turn(live, OutOfTurn(event.seat, event.start + shift, event.end + shift), timing.lenient)
+        live.seats_heard(voices)
+        if not timing.more():
+            break
+    _deliver(live, history.tag(await loop.run_in_executor(None, recognizer.finish)), timing.offset(),
+             timing.lenient)
+
+
+def _out_of_turn(live: LiveTable, event: OutOfTurn, lenient: bool) -> None:
+    try:
+        live.apply(event)
+    except VoicehostError as exc:
+        if not lenient:
+            raise
+        log.warning("out-of-turn speech not taken: %s", exc)
+
+
+__all__ = ["Timing", "hear_audio", "hear_channels"]

@@ -289,13 +289,15 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
 
 
 async def _recording(config: Config, rules: RuleOptions, options: RunOptions) -> int:
-    from voicehost.audio import WavFileSource
+    from voicehost.audio import WavFileChannels, WavFileSource
     from voicehost.game.variants.base import variant_for
-    from voicehost.live.listening import HostScript, play_recording, recognizer_for
+    from voicehost.live.listening import HostScript, play_channels, play_recording, recognizer_for
+    from voicehost.live.seats import SeatVoices
 
     recognizer = recognizer_for(config, rules, options.out)
     assert options.audio_file is not None
-    source = WavFileSource(options.audio_file)
+    channels = config.audio.channels
+    source = WavFileChannels(options.audio_file, channels) if channels.on else WavFileSource(options.audio_file)
     host = HostScript(options.host_script, variant_for(rules).max_seat)
     clock = AudioClock()
     live, _ = build(config, rules, options, clock)
@@ -304,7 +306,11 @@ async def _recording(config: Config, rules: RuleOptions, options: RunOptions) ->
     terminal.asked = True  # nobody to ask: a recording has no host at the keyboard
     try:
         _deal_from_options(live, options)
-        await play_recording(live, source, recognizer, host, clock)
+        if isinstance(source, WavFileChannels):
+            voices = SeatVoices(channels.seats, config.audio.out_of_turn_ms / 1000)
+            await play_channels(live, source, recognizer, host, clock, voices)
+        else:
+            await play_recording(live, source, recognizer, host, clock)
     finally:
         source.close()
         await _finish(live)

@@ -46,6 +46,7 @@ from voicehost.live.answers import Answers
 from voicehost.live.clock import Clock
 from voicehost.live.hearing import Hearing
 from voicehost.live.notices import Notices, TableStopped
+from voicehost.live.seats import SeatVoices
 from voicehost.live.telling import Listener, Teller
 from voicehost.live.texts import live_texts
 from voicehost.live.writer import JournalWriter, new_writer
@@ -98,6 +99,8 @@ class LiveTable(Notices):
         self.hearing = Hearing(lambda text: self.game.grammar.reacts_to(text),
                                lambda start, end: self.speaker is not None and self.speaker.is_echo(start, end))
         self.undoing = False
+        self.speaking: frozenset[int] = frozenset()   # seats whose own channel hears voice now (SPEC §7.1)
+        self.channels_notice: str | None = None
         # The game before the first word taken from partial results since the
         # last revision: a `Revision` replays from here (voicehost.journal.revision).
         self._mark: Mark | None = None
@@ -283,6 +286,21 @@ class LiveTable(Notices):
         if self.game.phase not in (Phase.SETUP, Phase.GAME_OVER) and self.game.paused_at is None:
             outputs += self.apply_json({"type": "pause"})
         return outputs
+
+    def seats_heard(self, voices: SeatVoices) -> None:
+        """The seats' channels as the pipeline last heard them: who is speaking
+        (the board's indicator), and, once, the mapped channels that heard
+        nothing until the first floor (a lavalier left off, a cable out)."""
+        if voices.speaking != self.speaking:
+            self.speaking = voices.speaking
+            self._emit([], changed=True)
+        if not voices.told_silent and self.game.floor is not None:
+            voices.told_silent = True
+            silent = sorted(set(voices.seats) - voices.heard)
+            if silent:
+                self.channels_notice = self.texts.text("channels_silent", seats=", ".join(map(str, silent)))
+                log.warning("mapped channels silent until the first floor: seats %s", silent)
+                self.notice(self.channels_notice)
 
     # ------------------------------------------------------------ undo
 

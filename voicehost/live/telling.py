@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Listener = Callable[[list[Output]], None]
+# Suggestions said in the host's earpiece too (SPEC §7.1: out-of-turn speech)
+EARPIECE = frozenset({"out_of_turn"})
 
 
 class Teller:
@@ -31,7 +33,7 @@ class Teller:
     def __call__(self, outputs: list[Output], changed: bool) -> None:
         """Say the announcements (public on the table, private in the earpiece), then show everything."""
         for output in outputs:
-            if output.kind == "say" and self.speaker is not None:
+            if self.speaker is not None and (output.kind == "say" or output.key in EARPIECE):
                 self.speaker.say(rendered(self.book(), output), private=output.private, at=output.t)
         if outputs or changed:
             for listener in list(self.listeners):

@@ -1,0 +1,139 @@
+"""A microphone per seat (SPEC §7.1): words count for the seat whose channel
+heard them, bleed is dropped, out-of-turn speech is a foul suggestion and
+nothing more; the journal keeps each word's seat and replays exactly."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.conftest import day_table, run_async
+from tools.latency_fixture import FIXTURE
+from voicehost.audio import read_wav
+from voicehost.game.events import OutOfTurn, parse_event
+from voicehost.game.model import OutputKind
+from voicehost.journal import replay_entries
+from voicehost.live.seats import SeatVoices, level_db
+from voicehost.phrases.words import Word
+
+CHUNK = 1280   # 40 ms
+
+
+def speech(seconds: float, start: float = 1.0) -> np.ndarray:
+    """Real speech (the Korean fixture) as 16-bit samples."""
+    samples = np.frombuffer(read_wav(FIXTURE).pcm, dtype="<i2")
+    return samples[int(start * 16000):int((start + seconds) * 16000)].astype(np.int16)
+
+
+def play(voices: SeatVoices, channels: dict[int, np.ndarray], speaker: int | None):
+    """The channels through `voices`, chunk by chunk: the speaker's audio as kept, and the flags."""
+    kept, flags = b"", []
+    length = min(len(c) for c in channels.values()) * 2
+    pcm = {seat: samples.tobytes() for seat, samples in channels.items()}
+    for offset in range(0, length, CHUNK):
+        audio, flagged = voices.chunk({s: p[offset:offset + CHUNK] for s, p in pcm.items()}, offset / 32000, speaker)
+        kept += audio or b""
+        flags += flagged
+    return kept, flags
+
+
+def quiet(seconds: float) -> np.ndarray:
+    return (np.random.default_rng(1).normal(0, 20, int(seconds * 16000))).astype(np.int16)
+
+
+def test_the_speakers_voice_leaking_into_a_neighbour_is_bleed_not_the_neighbours_speech():
+    voice = speech(3.0)
+    voices = SeatVoices([3, 4], out_of_turn=0.7)
+    kept, flags = play(voices, {3: voice, 4: (voice * 0.1).astype(np.int16) + quiet(3.0)}, speaker=3)
+    assert flags == [] and voices.heard == {3}
+    assert kept == voice.tobytes()[:len(kept)], "the speaker's own voice reaches the recognizer untouched"
+
+
+def test_another_seat_talking_while_the_speaker_is_silent_is_flagged_once_and_never_reaches_the_recognizer():
+    interjection = speech(2.0, start=3.7)
+    speaker_channel = np.concatenate([quiet(0.5), (interjection * 0.1).astype(np.int16), quiet(0.5)])
+    other = np.concatenate([quiet(0.5), interjection, quiet(0.5)])
+    voices = SeatVoices([3, 5], out_of_turn=0.7)
+    kept, flags = play(voices, {3: speaker_channel, 5: other}, speaker=3)
+    (flag,) = flags
+    assert flag.seat == 5 and flag.end - flag.start > 0.7 and 0.4 <= flag.start <= 1.2
+    # the speaker's channel carried seat 5 at -20 dB: silenced where seat 5 spoke
+    loud = [level_db(kept[i:i + 640]) for i in range(0, len(kept) - 639, 640)]
+    assert max(loud) < -60
+
+
+def test_a_short_interjection_is_no_out_of_turn_speech():
+    voices = SeatVoices([3, 5], out_of_turn=0.7)
+    _, flags = play(voices, {3: quiet(2.0), 5: np.concatenate([speech(0.4, start=3.72), quiet(1.6)])}, speaker=3)
+    assert flags == [] and voices.heard == {5}
+
+
+def test_out_of_turn_is_a_suggestion_to_the_host_and_changes_nothing(tmp_path):
+    live = day_table(tmp_path / "j.jsonl")
+    before = (live.game.where(), dict(live.game.fouls), list(live.game.today), live.game.next_deadline())
+    outputs = live.apply(OutOfTurn(5, 31.0, 32.0))
+    (output,) = outputs
+    assert output.kind == OutputKind.SUGGEST and output.private and output.values == {"seat": 5, "suggest": "foul"}
+    assert live.game.book.render(output) == "Игрок номер 5 говорит не в свою очередь"
+    assert (live.game.where(), dict(live.game.fouls), list(live.game.today), live.game.next_deadline()) == before
+    assert live.apply(OutOfTurn(1, 33.0, 34.0)) == [], "the speaker's own voice is no out-of-turn speech"
+    live.close()
+    game, _, entries = replay_entries(tmp_path / "j.jsonl")
+    assert [e.event for e in entries if e.event["type"] == "out_of_turn"] == [
+        {"type": "out_of_turn", "seat": 5, "start": 31.0, "end": 32.0},
+        {"type": "out_of_turn", "seat": 1, "start": 33.0, "end": 34.0}]
+    assert game.where() == "day 1, speech of seat 1"
+
+
+def test_words_of_another_seats_channel_never_nominate_or_end_the_floor(tmp_path):
+    live = day_table(tmp_path / "j.jsonl")
+    live.hear([Word("выставляю", 31.0, 31.4, seat=5), Word("седьмого", 31.5, 32.0, seat=5),
+               Word("спасибо", 32.2, 32.6, seat=5)])
+    assert live.game.today == [] and live.game.where() == "day 1, speech of seat 1"
+    live.hear([Word("выставляю", 33.0, 33.4, seat=1), Word("седьмого", 33.5, 34.0, seat=1)])
+    assert live.game.today == [7]
+    live.close()
+    game, _, entries = replay_entries(tmp_path / "j.jsonl")
+    assert game.today == [7]
+    assert {e.event.get("seat") for e in entries if e.event["type"] == "word"} == {1, 5}
+
+
+def test_a_heard_words_seat_is_read_from_a_journal_line():
+    event = parse_event({"type": "word", "word": "три", "start": 1.0, "end": 1.5, "seat": 3})
+    assert event.word.seat == 3
+    with pytest.raises(Exception, match="seat must be a seat number"):
+        parse_event({"type": "word", "word": "три", "start": 1.0, "end": 1.5, "seat": "3"})
+
+
+def test_the_input_pipeline_tags_each_word_with_the_seat_whose_channel_heard_it(tmp_path):
+    """Channels through hear_channels: the speaker's chunk is recognized, its
+    words carry seat 1; seat 5's long interjection is one suggestion."""
+    from voicehost.channels import Channel, Input
+    from voicehost.live.pipeline import Timing, hear_channels
+
+    live = day_table(tmp_path / "j.jsonl")
+    heard_chunks = []
+
+    class Recognizer:
+        audio_time = 0.0
+
+        def accept(self, chunk):
+            heard_chunks.append(chunk)
+            self.audio_time += len(chunk) / 32000
+            return [Word("выставляю", 0.1, 0.4), Word("седьмого", 0.5, 0.9)] if len(heard_chunks) == 30 else []
+
+        def finish(self):
+            return []
+
+    one, five = Channel(Input("", 2), 1), Channel(Input("", 6), 5)
+    interjection = np.concatenate([quiet(1.5), speech(1.5, start=3.7)])
+    frames = iter([{one: quiet(3.0).tobytes()[i:i + CHUNK], five: interjection.tobytes()[i:i + CHUNK]}
+                   for i in range(0, 96000, CHUNK)])
+    voices = SeatVoices([1, 5])
+    outputs = []
+    live.listeners.append(outputs.extend)
+    run_async(hear_channels(live, frames, Recognizer(), voices, Timing(lambda: live.game.now)))
+    assert live.game.today == [7]
+    assert [(o.key, o.values["seat"]) for o in outputs if o.kind == OutputKind.SUGGEST] == [("out_of_turn", 5)]
+    live.close()
+    _, _, entries = replay_entries(tmp_path / "j.jsonl")
+    assert [e.event.get("seat") for e in entries if e.event["type"] == "word"] == [1, 1]
