@@ -395,6 +395,71 @@ class MicrophoneSource:
             self._pa.terminate()
 
 
+class _DeviceChannels:
+    """One input device's stream, opened with as many channels as its highest mapped one."""
+
+    def __init__(self, pyaudio: Any, device: str, wanted: dict[int, Channel], chunk_seconds: float) -> None:
+        self.wanted = wanted
+        self.pa, info = _open_device(pyaudio, device or None, output=False)
+        self.rate = int(info["defaultSampleRate"])
+        self.count = max(wanted)
+        self.frames = int(self.rate * chunk_seconds)
+        if self.count > int(info["maxInputChannels"]):
+            self.pa.terminate()
+            raise AudioError(f"'{info['name']}' has {int(info['maxInputChannels'])} input channels; [audio] channels "
+                             f"maps {wanted[self.count].who} to channel {self.count}")
+        try:
+            self.stream = self.pa.open(format=pyaudio.paInt16, channels=self.count, rate=self.rate, input=True,
+                                       input_device_index=int(info["index"]), frames_per_buffer=self.frames)
+        except OSError as exc:
+            self.pa.terminate()
+            raise AudioError(f"cannot open '{info['name']}' with {self.count} channels: {exc}") from None
+
+    def read(self) -> Frame:
+        data = self.stream.read(self.frames, exception_on_overflow=False)
+        return split_channels(data, self.rate, self.count, 2, self.wanted)
+
+    def close(self) -> None:
+        try:
+            self.stream.stop_stream()
+            self.stream.close()
+        finally:
+            self.pa.terminate()
+
+
+class ChannelMicrophone:
+    """A microphone per seat (`[audio] channels`): every mapped channel of one
+    or several input devices, read in step, each as 16 kHz mono."""
+
+    def __init__(self, channels: ChannelMap, input_device: str = "", chunk_seconds: float = CHUNK_SECONDS) -> None:
+        pyaudio = _pyaudio()
+        self._devices: list[_DeviceChannels] = []
+        try:
+            for device in channels.devices:
+                self._devices.append(_DeviceChannels(pyaudio, device or input_device, channels.on_device(device),
+                                                     chunk_seconds))
+        except AudioError:
+            self.close()
+            raise
+        self._closed = threading.Event()
+
+    def frames(self) -> Iterator[Frame]:
+        while not self._closed.is_set():
+            frame: Frame = {}
+            try:
+                for device in self._devices:
+                    frame.update(device.read())
+            except OSError:
+                return
+            yield frame
+
+    def close(self) -> None:
+        if hasattr(self, "_closed"):
+            self._closed.set()
+        for device in self._devices:
+            device.close()
+
+
 class Sink(Protocol):
     """Takes mono 16-bit PCM and plays or stores it."""
 

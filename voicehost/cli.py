@@ -103,9 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     _rules_args(sim)
 
     bench = sub.add_parser("bench", help="print performance figures")
-    bench.add_argument("what", choices=["core", "latency", "journal"],
+    bench.add_argument("what", choices=["core", "latency", "journal", "seats"],
                        help="core: phrase rules and simulated games; latency: the live loop; "
-                            "journal: a two-hour game's journal size and resume time")
+                            "journal: a two-hour game's journal size and resume time; "
+                            "seats: a microphone per seat (crosstalk, bleed, out-of-turn speech)")
     bench.add_argument("--hours", type=_seconds, default=2.0, help="journal: the game's length in hours")
 
     run = sub.add_parser("run", help="moderate a live game (microphone, a recorded WAV, or typed)")
@@ -250,6 +251,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from voicehost import journal_bench
 
         journal_bench.run(args.hours)
+        return 0
+    if args.what == "seats":
+        from voicehost import seats_bench
+
+        seats_bench.seats()
         return 0
     from voicehost import bench
 

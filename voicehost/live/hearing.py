@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from voicehost.asr import Revision
 from voicehost.channels import Channel
+from voicehost.game.events import OutOfTurn
 from voicehost.journal.lines import UNK
 from voicehost.phrases.words import Word
 
@@ -46,6 +47,11 @@ def heard_as(word: Word, reacts_to: Callable[[str], bool]) -> Word:
     the centisecond, no confidence (the journal keeps none)."""
     return Word(word.word if reacts_to(word.word) else UNK, round(word.start, 2), round(word.end, 2),
                 seat=word.seat)
+
+
+def out_of_turn(seat: int, start: float, end: float) -> OutOfTurn:
+    """Voice on `seat`'s channel out of turn, its times (game clock) to the centisecond."""
+    return OutOfTurn(seat, round(start, 2), round(end, 2))
 
 
 class Hearing:
@@ -85,4 +91,4 @@ class Hearing:
         return heard.words
 
 
-__all__ = ["ChannelWords", "Hearing", "heard_as"]
+__all__ = ["ChannelWords", "Hearing", "heard_as", "out_of_turn"]

@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from voicehost.asr import (
     CaptionedRecognizer,
@@ -75,6 +76,57 @@ async def listen(live: LiveTable, source: Source, recognizer: Recognizer, clock:
         await hear_audio(live, source.chunks(), recognizer, Timing(offset, more=lambda: not stopped(), lenient=True))
     except VoicehostError as exc:
         log.error("the microphone stopped: %s", exc)
+
+
+async def listen_channels(live: LiveTable, source: ChannelSource, recognizer: Recognizer, clock: GameClock,
+                          stopped: Callable[[], bool], voices: SeatVoices) -> None:
+    """`listen` for a microphone per seat: the seats' channels judged apart (live/seats.py)."""
+    started = time.monotonic()
+    base = recognizer.audio_time
+
+    def offset() -> float:
+        return clock.at(started) - live.lag - base
+
+    show_captions(live, recognizer, offset)
+    try:
+        await hear_channels(live, source.frames(), recognizer, voices,
+                            Timing(offset, more=lambda: not stopped(), lenient=True))
+    except VoicehostError as exc:
+        log.error("the microphones stopped: %s", exc)
+
+
+@dataclass
+class Microphones:
+    """What a live evening hears with: one microphone (`source`), or a
+    microphone per seat (`channels`, the seats' voices judged by `voices`)."""
+
+    recognizer: Recognizer
+    source: Source | None = None
+    channels: ChannelSource | None = None
+    voices: SeatVoices | None = None
+
+    @classmethod
+    def open(cls, config: Config, recognizer: Recognizer) -> Microphones:
+        """The configured input: `[audio] channels`, else `[audio] input_device`."""
+        from voicehost.audio import ChannelMicrophone, MicrophoneSource
+
+        mapped = config.audio.channels
+        if not mapped.on:
+            return cls(recognizer, MicrophoneSource(config.audio.input_device or None))
+        return cls(recognizer, channels=ChannelMicrophone(mapped, config.audio.input_device),
+                   voices=SeatVoices(mapped.seats, config.audio.out_of_turn_ms / 1000))
+
+    def listen(self, live: LiveTable, clock: GameClock, stopped: Callable[[], bool]) -> Coroutine[Any, Any, None]:
+        if self.channels is not None and self.voices is not None:
+            return listen_channels(live, self.channels, self.recognizer, clock, stopped, self.voices)
+        assert self.source is not None
+        return listen(live, self.source, self.recognizer, clock, stopped)
+
+    def close(self) -> None:
+        for source in (self.source, self.channels):
+            if source is not None:
+                source.close()
+        close_recognizer(self.recognizer)   # every game of the evening listened with it
 
 
 def show_captions(live: LiveTable, recognizer: Recognizer, offset: Callable[[], float]) -> None:

@@ -15,6 +15,7 @@ from voicehost.asr import Recognizer, Revision
 from voicehost.audio import Frame
 from voicehost.errors import VoicehostError
 from voicehost.game.events import OutOfTurn
+from voicehost.live.hearing import out_of_turn
 from voicehost.live.seats import SeatVoices
 from voicehost.live.table import LiveTable
 from voicehost.phrases.words import Word
@@ -129,7 +130,7 @@ async def hear_channels(live: LiveTable, frames: Iterator[Frame], recognizer: Re
         timing.reached(shift + recognizer.audio_time)
         _deliver(live, history.tag(words), shift, timing.lenient)
         for event in flagged:
-            _out_of_turn(live, OutOfTurn(event.seat, event.start + shift, event.end + shift), timing.lenient)
+            _out_of_turn(live, out_of_turn(event.seat, event.start + shift, event.end + shift), timing.lenient)
         live.seats_heard(voices)
         if not timing.more():
             break

@@ -32,8 +32,7 @@ from voicehost.refusals import RefuseKey
 from voicehost.rules import RuleOptions
 
 if TYPE_CHECKING:
-    from voicehost.asr import Recognizer
-    from voicehost.audio import Source
+    from voicehost.live.listening import Microphones
     from voicehost.web.series import EveningPage
     from voicehost.web.server import PageServer
 
@@ -178,14 +177,18 @@ def _microphone(config: Config, rules: RuleOptions, options: RunOptions) -> bool
 async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: TextIO, *,
                 microphone: bool) -> int:
     """One game, or an evening's games one after another (--series), on one stdin."""
-    from voicehost.live.listening import recognizer_for
+    from voicehost.live.listening import Microphones, recognizer_for
 
     recognizer = recognizer_for(config, rules, options.out) if microphone else None
-    source: Source | None = None
+    hearing: Microphones | None = None
     if recognizer is not None:  # the microphone before the speaker: a missing one is the one error
-        from voicehost.audio import MicrophoneSource
+        try:
+            hearing = Microphones.open(config, recognizer)
+        except VoicehostError:
+            from voicehost.live.listening import close_recognizer
 
-        source = MicrophoneSource(config.audio.input_device or None)
+            close_recognizer(recognizer)
+            raise
     evening = _evening(config, rules, options)
     lines, stop_reading = line_queue(stdin, asyncio.get_running_loop())
     stop = asyncio.Event()
@@ -199,7 +202,7 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
             if evening is not None:
                 journal, resume = evening.next_journal()
                 options.journal, options.resume = journal, (journal if resume else None)
-            code, verdict = await _game(config, rules, options, lines, stop, recognizer, source, evening, shared)
+            code, verdict = await _game(config, rules, options, lines, stop, hearing, evening, shared)
             if verdict != "new":
                 return code
             options.roles = None  # the next game is dealt anew
@@ -207,12 +210,8 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
         if shared is not None:
             await shared.close()
         stop_reading()
-        if source is not None:
-            source.close()
-        if recognizer is not None:  # every game of the evening listened with it
-            from voicehost.live.listening import close_recognizer
-
-            close_recognizer(recognizer)
+        if hearing is not None:
+            hearing.close()
 
 
 def _evening(config: Config, rules: RuleOptions, options: RunOptions) -> Evening | None:
@@ -232,12 +231,10 @@ def _evening(config: Config, rules: RuleOptions, options: RunOptions) -> Evening
 
 
 async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: asyncio.Queue[str | None],
-                stop: asyncio.Event, recognizer: Recognizer | None, source: Source | None, evening: Evening | None,
+                stop: asyncio.Event, hearing: Microphones | None, evening: Evening | None,
                 shared: EveningPage | None = None) -> tuple[int, str | None]:
-    from voicehost.live.listening import listen
-
     clock = GameClock()
-    live, resumed = build(config, rules, options, clock, lag=config.asr.listen_lag if recognizer else 0.0)
+    live, resumed = build(config, rules, options, clock, lag=config.asr.listen_lag if hearing else 0.0)
     live.bind(asyncio.get_running_loop())
     terminal = Terminal(live, options.out, show_private=options.show_private or not options.page,
                         page=options.page, protocol=None if evening else options.protocol, evening=evening)
@@ -261,9 +258,9 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
                 if resumed:   # the table hears it is back, and the game waits, paused, for the host
                     live.restore()
                 ticker = asyncio.create_task(keep_time(live, stop), name="ticker")
-                if recognizer is not None and source is not None:
-                    microphone = asyncio.create_task(
-                        listen(live, source, recognizer, clock, lambda: hearing_stopped), name="microphone")
+                if hearing is not None:
+                    microphone = asyncio.create_task(hearing.listen(live, clock, lambda: hearing_stopped),
+                                                     name="microphone")
                 try:
                     verdict = await terminal.play(lines, stop)
                 finally:
