@@ -137,3 +137,32 @@ def test_the_input_pipeline_tags_each_word_with_the_seat_whose_channel_heard_it(
     live.close()
     _, _, entries = replay_entries(tmp_path / "j.jsonl")
     assert [e.event.get("seat") for e in entries if e.event["type"] == "word"] == [1, 1]
+
+
+def test_record_keeps_every_channel_and_the_file_plays_back_alike(tmp_path):
+    """`--record` with a microphone per seat: every mapped channel in one WAV
+    whose channel N is input N, read back by `--audio-file` as the same frames."""
+    from voicehost.audio import RecordedChannels, WavFileChannels
+    from voicehost.channels import Channel, ChannelMap, Input
+
+    mapped = ChannelMap((Channel(Input("", 1), None), Channel(Input("", 2), 1), Channel(Input("", 4), 3)))
+    frames = [{c: np.full(640, 100 * i + c.input.channel, np.int16).tobytes() for c in mapped.channels}
+              for i in range(5)]
+
+    class Source:
+        closed = False
+
+        def frames(self):
+            return iter(frames)
+
+        def close(self):
+            self.closed = True
+
+    source = Source()
+    recorded = RecordedChannels(source, mapped, tmp_path / "t.channels.wav")
+    assert list(recorded.frames()) == frames
+    recorded.close()
+    assert source.closed
+    played = WavFileChannels(tmp_path / "t.channels.wav", mapped, chunk_seconds=0.04)
+    assert list(played.frames()) == frames
+    played.close()

@@ -497,6 +497,44 @@ class WavFileSink:
             self._wav.close()
 
 
+class RecordedChannels:
+    """A `ChannelSource` that also writes every mapped channel to one WAV
+    (`--record` with a microphone per seat): the file's channel N is input
+    N, so `--audio-file` plays it back with the same `[audio] channels`."""
+
+    def __init__(self, source: ChannelSource, channels: ChannelMap, path: Path) -> None:
+        numbers: dict[int, Channel] = {}
+        for channel in channels.channels:
+            if channel.input.channel in numbers:
+                raise AudioError(f"--record: {numbers[channel.input.channel].who} and {channel.who} are both "
+                                 f"channel {channel.input.channel} (of two devices): one file cannot keep both")
+            numbers[channel.input.channel] = channel
+        self.source = source
+        self.count = max(numbers)
+        self.numbers = numbers
+        try:
+            self._wav = wave.open(str(path), "wb")
+        except OSError as exc:
+            raise AudioError(f"--record: cannot write {path}: {exc.strerror or exc}") from None
+        self._wav.setnchannels(self.count)
+        self._wav.setsampwidth(2)
+        self._wav.setframerate(RATE)
+
+    def frames(self) -> Iterator[Frame]:
+        for frame in self.source.frames():
+            length = min((len(pcm) for pcm in frame.values()), default=0) // 2
+            block = np.zeros((length, self.count), "<i2")
+            for number, channel in self.numbers.items():
+                if channel in frame:
+                    block[:, number - 1] = np.frombuffer(frame[channel], "<i2")[:length]
+            self._wav.writeframes(block.tobytes())
+            yield frame
+
+    def close(self) -> None:
+        self.source.close()
+        self._wav.close()
+
+
 class SpeakerSink:
     """Plays through a PyAudio output device (the table speaker or the host's earpiece)."""
 

@@ -117,7 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--journal", type=Path, help="where to journal the game")
     run.add_argument("--resume", type=Path, metavar="JOURNAL", help="go on with a crashed game")
     run.add_argument("--roles", help="the deal: d4,m2,m7,s6 (don, mafia, sheriff; the rest citizens)")
-    run.add_argument("--record", type=Path, metavar="OUT.wav", help="record the table speaker to a file")
+    run.add_argument("--record", type=Path, metavar="OUT.wav",
+                     help="record the table speaker to a file (with a microphone per seat, every channel to "
+                          "OUT.channels.wav too)")
     run.add_argument("--protocol", type=Path, metavar="OUT.json", help="write the protocol at the end")
     run.add_argument("--mute", action="store_true", help="print announcements, do not speak them")
     run.add_argument("--serve", action="store_true", help="serve the companion page")

@@ -106,15 +106,22 @@ class Microphones:
     voices: SeatVoices | None = None
 
     @classmethod
-    def open(cls, config: Config, recognizer: Recognizer) -> Microphones:
-        """The configured input: `[audio] channels`, else `[audio] input_device`."""
-        from voicehost.audio import ChannelMicrophone, MicrophoneSource
+    def open(cls, config: Config, recognizer: Recognizer, record: Path | None = None) -> Microphones:
+        """The configured input: `[audio] channels`, else `[audio] input_device`;
+        with `record`, every mapped channel is also kept in that WAV."""
+        from voicehost.audio import ChannelMicrophone, MicrophoneSource, RecordedChannels
 
         mapped = config.audio.channels
         if not mapped.on:
             return cls(recognizer, MicrophoneSource(config.audio.input_device or None))
-        return cls(recognizer, channels=ChannelMicrophone(mapped, config.audio.input_device),
-                   voices=SeatVoices(mapped.seats, config.audio.out_of_turn_ms / 1000))
+        channels: ChannelSource = ChannelMicrophone(mapped, config.audio.input_device)
+        if record is not None:
+            try:
+                channels = RecordedChannels(channels, mapped, record)
+            except (VoicehostError, OSError):
+                channels.close()
+                raise
+        return cls(recognizer, channels=channels, voices=SeatVoices(mapped.seats, config.audio.out_of_turn_ms / 1000))
 
     def listen(self, live: LiveTable, clock: GameClock, stopped: Callable[[], bool]) -> Coroutine[Any, Any, None]:
         if self.channels is not None and self.voices is not None:

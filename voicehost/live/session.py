@@ -76,6 +76,11 @@ def resume_command(journal: Path, options: RunOptions) -> str:
     return " ".join(words)
 
 
+def channels_file(record: Path | None) -> Path | None:
+    """Where `--record OUT.wav` keeps every seat's channel: OUT.channels.wav."""
+    return record.with_suffix(".channels.wav") if record is not None else None
+
+
 def summary(live: LiveTable) -> str:
     result = live.game.result_text() or live.texts.text("not_over")
     parts = [result, status(live)[2:]]
@@ -183,7 +188,7 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
     hearing: Microphones | None = None
     if recognizer is not None:  # the microphone before the speaker: a missing one is the one error
         try:
-            hearing = Microphones.open(config, recognizer)
+            hearing = Microphones.open(config, recognizer, channels_file(options.record))
         except VoicehostError:
             from voicehost.live.listening import close_recognizer
 
