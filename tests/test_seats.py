@@ -166,3 +166,25 @@ def test_record_keeps_every_channel_and_the_file_plays_back_alike(tmp_path):
     played = WavFileChannels(tmp_path / "t.channels.wav", mapped, chunk_seconds=0.04)
     assert list(played.frames()) == frames
     played.close()
+
+
+def test_a_seats_words_are_journaled_as_short_runs_and_revisions_keep_their_seat(tmp_path):
+    """Words of one seat's channel share one run line ({"ws": …, "seat": 1}),
+    and an utterance's final result keeps the seat, so a replay is exact."""
+    from voicehost.asr import Revision
+
+    path = tmp_path / "j.jsonl"
+    live = day_table(path)
+    partial = (Word("выставляю", 31.0, 31.4, seat=1), Word("пятого", 31.5, 32.0, seat=1))
+    live.hear(list(partial))
+    live.hear([Revision(partial, (Word("выставляю", 31.0, 31.4, seat=1), Word("седьмого", 31.5, 32.1, seat=1)))])
+    live.hear([Word("ну", 40.0, 40.2, seat=1), Word("вот", 40.3, 40.6, seat=1)])
+    live.close()
+    lines = path.read_text("utf-8")
+    assert '"seat":1' in lines and '"ws":[' in lines
+    game, _, entries = replay_entries(path)
+    assert game.today == live.game.today == [7]
+    def words(of):
+        return [e.event for e in of if e.event["type"] == "word"]
+    assert words(entries) == words(live.entries) and len(words(entries)) == 4
+    assert {e.event.get("seat") for e in entries if e.event["type"] == "word"} == {1}
