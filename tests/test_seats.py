@@ -188,3 +188,64 @@ def test_a_seats_words_are_journaled_as_short_runs_and_revisions_keep_their_seat
         return [e.event for e in of if e.event["type"] == "word"]
     assert words(entries) == words(live.entries) and len(words(entries)) == 4
     assert {e.event.get("seat") for e in entries if e.event["type"] == "word"} == {1}
+
+
+def test_the_host_hears_out_of_turn_speech_in_the_earpiece_in_typed_play_and_on_the_page(tmp_path):
+    import asyncio
+    import io
+
+    from tests.fakes import FakeSpeaker
+    from voicehost.live.terminal import Terminal
+    from voicehost.web.hub import Hub
+
+    speaker = FakeSpeaker()
+    live = day_table(tmp_path / "j.jsonl", speaker)
+    out = io.StringIO()
+    Terminal(live, out)
+    loop = asyncio.new_event_loop()
+    page = Hub(live, loop)
+    live.apply(OutOfTurn(5, 31.0, 32.0))
+    live.sync()
+    assert ("Игрок номер 5 говорит не в свою очередь", True) in speaker.lines, "in the earpiece, privately"
+    assert "? Игрок номер 5 говорит не в свою очередь — фол?" in out.getvalue()
+    assert page.suggestions[-1]["seat"] == 5 and page.suggestions[-1]["suggest"] == "foul"
+    assert page.suggestions[-1]["word"] == "Игрок номер 5 говорит не в свою очередь"
+    live.close()
+    loop.close()
+
+
+def test_the_board_marks_who_speaks_and_a_silent_channel_is_named_once(tmp_path):
+    import io
+
+    from voicehost.live.terminal import Terminal
+    from voicehost.web.state import table_state
+    from voicehost.web.texts import Texts
+
+    live = day_table(tmp_path / "j.jsonl")
+    out = io.StringIO()
+    Terminal(live, out)
+    voices = SeatVoices([1, 5, 6])
+    _, flags = play(voices, {1: quiet(1.0), 5: np.concatenate([quiet(0.2), speech(0.8, start=3.72)]),
+                             6: quiet(1.0)}, speaker=1)
+    live.seats_heard(voices)
+    seats = {s["seat"]: s for s in table_state(live, Texts())["seats"]}
+    assert seats[5]["voice"] and not seats[6]["voice"] and seats[1]["speaking"] and not seats[1]["voice"]
+    assert live.channels_notice is not None and "1, 6" in live.channels_notice
+    assert out.getvalue().count("1, 6") == 1
+    live.seats_heard(voices)
+    assert out.getvalue().count("1, 6") == 1, "named once"
+    live.close()
+
+
+def test_the_host_channel_is_handed_on_never_a_players_words():
+    from voicehost.channels import Channel, Input
+    from voicehost.live.hearing import ChannelWords, Hearing
+
+    hearing = Hearing(lambda text: True, lambda start, end: False)
+    handed: list[ChannelWords] = []
+    host = ChannelWords(Channel(Input("", 1), None), (Word("пауза", 1.0, 1.4),))
+    assert hearing.channel(host) == (), "no host hand-off set: nobody hears the host's channel"
+    hearing.host = handed.append
+    assert hearing.channel(host) == () and handed == [host] and host.is_host and host.seat is None
+    seat = ChannelWords(Channel(Input("", 2), 1), (Word("спасибо", 2.0, 2.4),))
+    assert hearing.channel(seat) == seat.words and seat.seat == 1

@@ -62,8 +62,12 @@ class Hearing:
         self.reacts_to = reacts_to
         self.echo = echo
         self.echoes = 0
-        # Where words heard on the host's channel go (the host's voice
-        # commands); unset, they are dropped: never a player's words.
+        # The host's channel (SPEC §7.2): its audio, chunk by chunk with the
+        # game time it starts at, goes to `host_audio` (the host's own
+        # recognizer); the words heard there come back through `channel` and
+        # are handed to `host`. Unset, the host's channel is heard by nobody:
+        # never a player's words.
+        self.host_audio: Callable[[bytes, float], None] | None = None
         self.host: Callable[[ChannelWords], None] | None = None
 
     def word(self, word: Word) -> Word | None:

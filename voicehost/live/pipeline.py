@@ -120,6 +120,9 @@ async def hear_channels(live: LiveTable, frames: Iterator[Frame], recognizer: Re
         if frame is None:
             break
         chunks = {c.seat: pcm for c, pcm in frame.items() if c.seat is not None}
+        host = next((pcm for c, pcm in frame.items() if c.seat is None), None)
+        if host is not None and live.hearing.host_audio is not None:
+            live.hearing.host_audio(host, timing.offset() + recognizer.audio_time)
         speaker = live.game.floor.seat if live.game.floor is not None else None
         t = recognizer.audio_time
         kept, flagged = voices.chunk(chunks, t, speaker)
