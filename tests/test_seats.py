@@ -249,3 +249,14 @@ def test_the_host_channel_is_handed_on_never_a_players_words():
     assert hearing.channel(host) == () and handed == [host] and host.is_host and host.seat is None
     seat = ChannelWords(Channel(Input("", 2), 1), (Word("спасибо", 2.0, 2.4),))
     assert hearing.channel(seat) == seat.words and seat.seat == 1
+
+
+def test_no_out_of_turn_speech_while_paused_or_for_a_seat_out_of_the_game(tmp_path):
+    live = day_table(tmp_path / "j.jsonl")
+    live.apply_json({"type": "pause"})
+    assert live.apply(OutOfTurn(5, 31.0, 32.0)) == []
+    live.apply_json({"type": "resume"})
+    live.apply_json({"type": "disqualify", "seat": 5})
+    assert live.apply(OutOfTurn(5, 40.0, 41.0)) == []
+    assert [o.values["seat"] for o in live.apply(OutOfTurn(6, 42.0, 43.0))] == [6]
+    live.close()

@@ -285,7 +285,7 @@ class Moderator(StateView):
         floor is suggested to the host as a foul; the game itself is untouched."""
         floor = self.state.floors.floor
         if floor is None or floor.seat == event.seat or event.seat not in self.state.seats.alive \
-                or self.state.clock.paused_at is not None:
+                or self.state.clock.paused_at is not None or self.phase.is_night:
             return
         self.outputs.append(Output(event.start, OutputKind.SUGGEST, Key.OUT_OF_TURN.value, True,
                                    {"seat": event.seat, "suggest": "foul"}))
