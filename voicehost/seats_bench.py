@@ -17,14 +17,23 @@ import resource
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from voicehost.bench import percentile, source_tool
+
+if TYPE_CHECKING:
+    from voicehost.asr import Recognizer
+    from voicehost.audio import Frame
+    from voicehost.channels import Channel
+    from voicehost.latency_bench import _TimingSink
+    from voicehost.live import LiveTable
+    from voicehost.live.playback import Speaker
+    from voicehost.live.telling import Listener
 
 RATE = 16_000
 CHUNK = 0.04
@@ -61,7 +70,8 @@ def _clips(transcript: dict[str, Any], pcm: np.ndarray) -> list[tuple[np.ndarray
     return out
 
 
-def build(transcript: dict[str, Any], pcm: np.ndarray, number: Any) -> tuple[np.ndarray, list[Segment]]:
+def build(transcript: dict[str, Any], pcm: np.ndarray,
+          number: Callable[[str], int]) -> tuple[np.ndarray, list[Segment]]:
     """The 11 channels (host, seats 1-10) as int16 samples, and what each segment holds."""
     clips = _clips(transcript, pcm)
     speeches = clips[1:]
@@ -103,7 +113,7 @@ def build(transcript: dict[str, Any], pcm: np.ndarray, number: Any) -> tuple[np.
     return np.clip(mixed, -32768, 32767).astype(np.int16), segments
 
 
-def _paced(channels: np.ndarray, start: int, end: int, t0: float, mapped: list[Any]) -> Iterator[dict[Any, bytes]]:
+def _paced(channels: np.ndarray, start: int, end: int, t0: float, mapped: list[Channel]) -> Iterator[Frame]:
     """Samples [start, end) as a microphone hands them over: 40 ms at a time, in real time."""
     step = int(RATE * CHUNK)
     for index in range(start, end, step):
@@ -126,7 +136,7 @@ class Tally:
     wrong: int = 0
 
 
-def _score(segment: Segment, live: Any, suggestions: list[tuple[int, float]], said: list[tuple[float, str]],
+def _score(segment: Segment, live: LiveTable, suggestions: list[tuple[int, float]], said: list[tuple[float, str]],
            t0: float, tally: Tally) -> None:
     wanted = f"Принят номер {segment.number}"
     hit = next((at for at, text in said if text == wanted), None)
@@ -148,27 +158,38 @@ def _score(segment: Segment, live: Any, suggestions: list[tuple[int, float]], sa
     if interjected is not None:
         tally.interjections += 1
         tally.flagged += flagged
-        tally.bleed_words += sum(
-            1 for e in live.entries if e.event.get("type") == "word" and e.event.get("seat") == SPEAKER
-            and e.event["end"] - SHIFT > interjected[1] and e.event["start"] - SHIFT < interjected[2]
-            and e.event["start"] - SHIFT < segment.said[0])
+        tally.bleed_words += sum(1 for start, end in _speakers_words(live)
+                                 if end > interjected[1] and start < interjected[2] and start < segment.said[0])
 
 
-def _suggestions(into: list[tuple[int, float]]) -> Any:
+def _speakers_words(live: LiveTable) -> list[tuple[float, float]]:
+    """The times (audio seconds) of the words journaled as the speaker's."""
+    out = []
+    for entry in live.entries:
+        event = entry.event
+        start, end = event.get("start"), event.get("end")
+        if event.get("type") == "word" and event.get("seat") == SPEAKER and isinstance(start, (int, float)) \
+                and isinstance(end, (int, float)):
+            out.append((start - SHIFT, end - SHIFT))
+    return out
+
+
+def _suggestions(into: list[tuple[int, float]]) -> Listener:
     """A listener noting each out-of-turn suggestion: (seat, game time)."""
-    return lambda outputs: into.extend((o.values["seat"], o.t) for o in outputs if o.key == "out_of_turn")
+    return lambda outputs: into.extend((int(str(o.values["seat"])), o.t) for o in outputs if o.key == "out_of_turn")
 
 
-def _ticking(live: Any) -> Any:
+def _ticking(live: LiveTable) -> Callable[[], bool]:
     """After each chunk: the clock's own work, and on."""
     return lambda: live.tick() is not None
 
 
-async def _one_run(make: Any, speaker: Any, sink: Any, channels: np.ndarray, segments: list[Segment],
-                   tally: Tally) -> None:
+async def _one_run(make: Callable[[], Recognizer], speaker: Speaker, sink: _TimingSink, channels: np.ndarray,
+                   segments: list[Segment], tally: Tally) -> None:
     from voicehost.channels import Channel, Input
     from voicehost.latency_bench import day_game
     from voicehost.live import AudioClock, LiveTable
+    from voicehost.live.listening import close_recognizer
     from voicehost.live.pipeline import Timing, hear_channels
     from voicehost.live.seats import SeatVoices
     from voicehost.live.writer import JournalWriter
@@ -195,8 +216,13 @@ async def _one_run(make: Any, speaker: Any, sink: Any, channels: np.ndarray, seg
                     for at, clip in sink.played[first:]]
             _score(segments[index - 1], live, suggestions, said, t0, tally)
         live.close()
-    recognizer.recognizer.close()
+    close_recognizer(getattr(recognizer, "recognizer", recognizer))   # the model's own, under the stand-ins
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def _number(seat: int | None) -> int:
+    assert seat is not None, "every stand-in number is a seat"
+    return seat
 
 
 def seats(runs: int = 3) -> None:
@@ -214,17 +240,18 @@ def seats(runs: int = 3) -> None:
     stand_ins: dict[str, str] = transcript["stand_ins"]
     grammar = load_grammar("ru")
     channels, segments = build(transcript, np.frombuffer(read_wav(fixture.FIXTURE).pcm, dtype="<i2"),
-                               lambda word: grammar.number(stand_ins[word]))
+                               lambda word: _number(grammar.number(stand_ins[word])))
     model_dir, config = _model_dir()
     sink = _TimingSink()
     speaker = Speaker(_pick_voice(config), sink, None, time.perf_counter)
     prerender(speaker, day_game(), config.path("models/.phrase-cache"))
     model = load_model(model_dir, low_latency_cache=config.path("models/.low-latency"))
 
-    def make() -> Any:
+    def make() -> Recognizer:
         inner = VoskRecognizer(model, phrases=sorted(stand_ins))
         inner.warm_up()
-        return fixture.StandIns(inner, stand_ins)
+        wrapped: Recognizer = fixture.StandIns(inner, stand_ins)
+        return wrapped
 
     tally = Tally()
     before = resource.getrusage(resource.RUSAGE_SELF)

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from voicehost.asr import (
     CaptionedRecognizer,
@@ -123,7 +123,7 @@ class Microphones:
                 raise
         return cls(recognizer, channels=channels, voices=SeatVoices(mapped.seats, config.audio.out_of_turn_ms / 1000))
 
-    def listen(self, live: LiveTable, clock: GameClock, stopped: Callable[[], bool]) -> Coroutine[Any, Any, None]:
+    def listen(self, live: LiveTable, clock: GameClock, stopped: Callable[[], bool]) -> Coroutine[object, None, None]:
         if self.channels is not None and self.voices is not None:
             return listen_channels(live, self.channels, self.recognizer, clock, stopped, self.voices)
         assert self.source is not None
