@@ -245,13 +245,17 @@ def cmd_series(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "journal":
-        from voicehost import journal_bench
+        from voicehost.bench import journal
 
-        journal_bench.run(args.hours)
-        return 0
-    from voicehost import bench
+        journal.run(args.hours)
+    elif args.what == "core":
+        from voicehost.bench import core
 
-    bench.core() if args.what == "core" else bench.latency()
+        core.run()
+    else:
+        from voicehost.bench import latency
+
+        latency.run()
     return 0
 
 
