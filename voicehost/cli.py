@@ -180,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_check_phrase(args: argparse.Namespace) -> int:
-    from voicehost.phrases.check import check_phrase_lines
+    from voicehost.checkphrase import check_phrase_lines
 
     input_file(Path(args.input) if args.input not in (None, "-") else None, "")  # before the settings
     sys.stdout.write(check_phrase_lines(

@@ -147,6 +147,23 @@ def _section(cls: type, data: Any, name: str, where: Path | str) -> Any:
     return cls(**values)
 
 
+def load_phrase_file(data: PhraseData, filename: str) -> None:
+    """Load a phrase file as the game would, so what it says is checked now."""
+    from voicehost.livetexts import live_texts
+    from voicehost.phrasebook import load_phrasebook
+    from voicehost.phrases.grammar import load_grammar, load_numbers
+
+    name = filename.removesuffix(".toml")
+    what = phrasedata.kind(filename)
+    if what == "number words":
+        load_numbers(filename, data)
+    elif what == "phrasebook":
+        load_phrasebook(name, data)
+        live_texts(name, data)
+    else:
+        load_grammar(name, data)
+
+
 def load_config(path: Path | None) -> Config:
     if path is None:
         return Config()
@@ -166,7 +183,7 @@ def load_config(path: Path | None) -> Config:
                     data.get("series_dir", "series"), tuple(overrides.items()), **sections, source=str(path),
                     grammars_dir=data.get("grammars_dir", ""))
     phrases = PhraseData(club=phrasedata.club_folder(path, config.grammars_dir, config.path))
-    phrasedata.check_club(phrases)   # a club's phrase files are settings too: checked now
+    phrasedata.check_club(phrases, load_phrase_file)   # a club's phrase files are settings too: checked now
     config = replace(config, phrases=phrases)
     try:
         with phrasedata.using(phrases):

@@ -187,27 +187,12 @@ def _check_shape(data: dict[str, Any], shape: dict[str, Any], path: Path, where:
             _check_shape(item, inner, path, f"{inside} {index + 1}", what)
 
 
-def _load(data: PhraseData, filename: str) -> None:
-    """Load a phrase file as the game would, so what it says is checked now."""
-    from voicehost.live.texts import live_texts
-    from voicehost.phrasebook import load_phrasebook
-    from voicehost.phrases.grammar import load_grammar, load_numbers
-
-    name = filename.removesuffix(".toml")
-    what = kind(filename)
-    if what == "number words":
-        load_numbers(filename, data)
-    elif what == "phrasebook":
-        load_phrasebook(name, data)
-        live_texts(name, data)
-    else:
-        load_grammar(name, data)
-
-
-def check_club(data: PhraseData) -> None:
-    """Every phrase file of the club's folder reads, has only keys the shipped
-    files of its kind have (with values of their types) and loads; else one
-    line naming the file and the key."""
+def check_club(data: PhraseData, load: Callable[[PhraseData, str], None] | None = None) -> None:
+    """Every phrase file of the club's folder reads and has only keys the shipped
+    files of its kind have (with values of their types); with `load` (the
+    phrase files' users, which this reader does not know: voicehost.config's
+    `load_phrase_file`), each also loads as the game would. Else one line
+    naming the file and the key."""
     if data.club is None:
         return
     shipped = sorted(data.shipped.glob("*.toml"))
@@ -219,8 +204,10 @@ def check_club(data: PhraseData) -> None:
         shape = _shape([read_toml(p, what, DataError) for p in shipped if kind(p.name) == what])
         shape.setdefault("inherit", {"type": str, "inner": None})
         _check_shape(own, shape, path, "", what)
+        if load is None:
+            continue
         try:
-            _load(data, path.name)
+            load(data, path.name)
         except VoicehostError as exc:
             raise ConfigError(" ".join(str(exc).split())) from None
         except (KeyError, TypeError, ValueError) as exc:

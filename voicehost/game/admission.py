@@ -84,7 +84,7 @@ def precheck(game: Moderator, event: Event) -> None:
 
 def _precheck_seating(game: Moderator, event: Seating) -> None:
     """1.2: the seats are taken before the deal, each by another player."""
-    from voicehost.series.names import name_key
+    from voicehost.names import name_key
 
     if game.phase is not Phase.SETUP:
         raise game.error("the seats are taken before the deal", event, key=RefuseKey.SEATING_LATE)
