@@ -7,7 +7,7 @@ from pathlib import Path
 from voicehost.errors import InputError
 from voicehost.files import input_file, read_input
 from voicehost.game.narration import verdict
-from voicehost.game.variants.base import variant_for
+from voicehost.game.variants import variant_for
 from voicehost.jsonio import loads_strict
 from voicehost.jsontypes import JSONOutObject
 from voicehost.phrases.grammar import Grammar

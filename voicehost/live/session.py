@@ -292,7 +292,7 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
 
 async def _recording(config: Config, rules: RuleOptions, options: RunOptions) -> int:
     from voicehost.audio import WavFileChannels, WavFileSource
-    from voicehost.game.variants.base import variant_for
+    from voicehost.game.variants import variant_for
     from voicehost.live.listening import HostScript, play_channels, play_recording, recognizer_for
     from voicehost.live.seats import SeatVoices
 

@@ -11,7 +11,7 @@ from voicehost.audio import Source, SpeakerSink
 from voicehost.config import Config
 from voicehost.errors import VoicehostError
 from voicehost.game.narration import verdict
-from voicehost.game.variants.base import variant_for
+from voicehost.game.variants import variant_for
 from voicehost.live.commands import no_such_player, seats_past_table
 from voicehost.live.playback import Speaker
 from voicehost.live.texts import live_texts
