@@ -33,7 +33,7 @@ from voicehost.rules import RuleOptions
 
 if TYPE_CHECKING:
     from voicehost.live.listening import Microphones
-    from voicehost.web.series import EveningPage
+    from voicehost.web.evening import EveningPage
     from voicehost.web.server import PageServer
 
 log = logging.getLogger(__name__)
@@ -199,7 +199,7 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
     stop = asyncio.Event()
     shared: EveningPage | None = None
     if evening is not None and options.page:   # the page stays up, and its phones paired, all evening
-        from voicehost.web.series import EveningPage
+        from voicehost.web.evening import EveningPage
 
         shared = EveningPage(evening, config, lan=options.lan, port=options.port, out=options.out, lines=lines)
     try:
