@@ -9,8 +9,7 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import Any, get_type_hints
 
-from voicehost import phrasedata
-from voicehost.errors import ConfigError, DataError, VoicehostError
+from voicehost.errors import ConfigError, DataError
 from voicehost.paths import PRESETS
 from voicehost.tomlio import coerce, read_toml
 
@@ -103,9 +102,7 @@ class RuleOptions:
     no_revote_at_alive: int
 
     def with_overrides(self, overrides: dict[str, Any], where: str = "--set") -> RuleOptions:
-        rules = dataclasses.replace(self, **_checked(overrides, where))
-        check_data(rules.grammar, rules.phrasebook, where)
-        return rules
+        return dataclasses.replace(self, **_checked(overrides, where))
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -116,7 +113,6 @@ class RuleOptions:
 
 
 _HINTS = get_type_hints(RuleOptions)
-REFERENCE_PHRASEBOOK = "phrasebook.ru"   # the complete one: every other has its keys
 KEYS = tuple(f.name for f in dataclasses.fields(RuleOptions) if f.name != "name")
 
 
@@ -211,38 +207,7 @@ def rules_for(name: str, overrides: dict[str, Any] | None = None, where: str = "
     if not isinstance(name, str):
         raise ConfigError(f"{where}: the ruleset must be a name, got {name!r}")
     rules = load_preset(name)
-    if overrides:
-        return rules.with_overrides(overrides, where)
-    check_data(rules.grammar, rules.phrasebook, f"{PRESETS} [{name}]")
-    return rules
-
-
-def check_data(grammar: str, phrasebook: str, where: str = "--set") -> None:
-    """The grammar and the phrasebook the rules name load (from the run's phrase
-    data), and the phrasebook has every sentence the game may say: a wrong name
-    fails now, not mid-game."""
-    _check_data(grammar, phrasebook, where, phrasedata.active())
-
-
-@lru_cache(maxsize=32)
-def _check_data(grammar: str, phrasebook: str, where: str, phrases: phrasedata.PhraseData) -> None:
-    from voicehost.phrasebook import load_phrasebook
-    from voicehost.phrases.grammar import load_grammar
-
-    for key, name, load in (("grammar", grammar, load_grammar), ("phrasebook", phrasebook, load_phrasebook)):
-        try:
-            loaded = load(name, phrases)
-        except (VoicehostError, KeyError, TypeError, ValueError) as exc:
-            detail = str(exc) if isinstance(exc, VoicehostError) else f"lacks {exc}"
-            raise ConfigError(f"{where}: '{key}' = {name!r} does not load: {' '.join(detail.split())}") from None
-        if key == "phrasebook":
-            reference = load_phrasebook(REFERENCE_PHRASEBOOK, phrases)
-            for section in ("say", "explain"):
-                missing = sorted(set(getattr(reference, section)) - set(getattr(loaded, section)))
-                if missing:
-                    raise ConfigError(f"{where}: 'phrasebook' = {name!r} is not a phrasebook: "
-                                      f"[{section}] lacks {', '.join(missing[:5])}"
-                                      f"{' …' if len(missing) > 5 else ''}")
+    return rules.with_overrides(overrides, where) if overrides else rules
 
 
 __all__ = ["RuleOptions", "rules_for", "parse_set", "preset_names", "load_preset", "CHOICES", "KEYS",
