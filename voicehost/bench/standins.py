@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Any
 
+from voicehost.asr import CaptionedRecognizer, SpeechModel, VoskRecognizer
 from voicehost.audio import CHUNK_SECONDS
 from voicehost.bench.source import source_tool
 from voicehost.phrases.grammar import load_grammar
@@ -47,7 +47,7 @@ class StandInTable:
 
         grammar = load_grammar("ru")
 
-        self.model: Any = None
+        self.model: SpeechModel | None = None
         child = subprocess.run([sys.executable, "-c", "import sys; from voicehost.bench.standins import "
                                 "stand_in_grammar as g; print(g(sys.argv[1]))", str(model_dir)],
                                capture_output=True, text=True, encoding="utf-8", timeout=300, check=True)
@@ -66,22 +66,24 @@ class StandInTable:
         """What a Korean word means to the Russian rules: that of the word it plays."""
         return self.russian(self.stand_ins.get(text, text))
 
-    def recognizer(self, captions: bool = False) -> Any:
-        from voicehost.asr import TRIGGER_WEIGHT, CaptionedRecognizer, VoskRecognizer, grammar_phrases, overheard_words
+    def recognizer(self, captions: bool = False) -> VoskRecognizer | CaptionedRecognizer:
+        from voicehost.asr import TRIGGER_WEIGHT, grammar_phrases, overheard_words
         from voicehost.asr.factory import listening_recognizer
         from voicehost.config import AsrSettings
 
-        decider = listening_recognizer(self.model, AsrSettings(mode="auto"), self.phrases, meaning=self.meaning,
+        model = self.model
+        assert model is not None, "the model is loaded before a recognizer is made"
+        decider = listening_recognizer(model, AsrSettings(mode="auto"), self.phrases, meaning=self.meaning,
                                        fillers=self.fillers, weights={self.trigger: TRIGGER_WEIGHT})
         if not captions:
             return decider
         # as at the table: a final result with an [unk] waits (at most CATCH_UP) for the captions to
         # catch up, for a forbidden form they heard (the Korean captions never hold a Russian one)
-        return CaptionedRecognizer(decider, VoskRecognizer(self.model),
+        return CaptionedRecognizer(decider, VoskRecognizer(model),
                                    overheard=overheard_words(self.grammar, grammar_phrases(self.grammar)))
 
 
-def false_nominations(make: Callable[[], Any], pcm: bytes, stand_ins: dict[str, str],
+def false_nominations(make: Callable[[], VoskRecognizer | CaptionedRecognizer], pcm: bytes, stand_ins: dict[str, str],
                       warm: bool = False) -> tuple[int, int, int]:
     """(nominations, refused attempts, words) the rules find in free speech heard by `make()`, fed
     unpaced; `warm`: after the warm-up the table gives its recognizer (half a second of silence).
