@@ -22,7 +22,7 @@ from voicehost.errors import ConfigError, VoicehostError
 from voicehost.paths import PRESETS
 from voicehost.phrasedata import PhraseData
 from voicehost.rules import RuleOptions, parse_set, rules_for
-from voicehost.tomlio import coerce, read_toml
+from voicehost.tomlio import TomlTable, coerce, read_toml
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ class Config:
     grammars_dir: str = ""        # a club's phrase files; "" = grammars/ beside the file, if any
     phrases: PhraseData = field(default_factory=PhraseData)   # the shipped files, the club's over them
 
-    def rules(self, name: str | None = None, extra: dict[str, Any] | None = None) -> RuleOptions:
+    def rules(self, name: str | None = None, extra: TomlTable | None = None) -> RuleOptions:
         where = f"{self.source} [rules]" if self.source else "[rules]"
         overrides = dict(self.rules_overrides)
         if self.names.announce:

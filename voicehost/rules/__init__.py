@@ -11,7 +11,7 @@ from typing import Any, get_type_hints
 
 from voicehost.errors import ConfigError, DataError
 from voicehost.paths import PRESETS
-from voicehost.tomlio import coerce, read_toml
+from voicehost.tomlio import TomlTable, coerce, read_toml
 
 
 class GameKind(StrEnum):
@@ -101,10 +101,10 @@ class RuleOptions:
     everyone_tied_means_night: bool
     no_revote_at_alive: int
 
-    def with_overrides(self, overrides: dict[str, Any], where: str = "--set") -> RuleOptions:
+    def with_overrides(self, overrides: TomlTable, where: str = "--set") -> RuleOptions:
         return dataclasses.replace(self, **_checked(overrides, where))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> TomlTable:
         data = dataclasses.asdict(self)
         data["required_fillers"] = list(self.required_fillers)
         for key in CHOICE_ENUMS:
@@ -154,7 +154,7 @@ def _coerce(key: str, value: Any, where: str) -> Any:
     return value
 
 
-def _checked(values: dict[str, Any], where: str) -> dict[str, Any]:
+def _checked(values: TomlTable, where: str) -> TomlTable:
     out = {}
     for key, value in values.items():
         if key not in KEYS:
@@ -164,7 +164,7 @@ def _checked(values: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=1)
-def _presets() -> dict[str, dict[str, Any]]:
+def _presets() -> dict[str, TomlTable]:
     return read_toml(PRESETS, "ruleset presets file", DataError)
 
 
@@ -183,9 +183,9 @@ def load_preset(name: str) -> RuleOptions:
     return RuleOptions(name=name, **_checked(values, f"{PRESETS} [{name}]"))
 
 
-def parse_set(pairs: list[str]) -> dict[str, Any]:
+def parse_set(pairs: list[str]) -> TomlTable:
     """`--set KEY=VALUE` pairs; VALUE is read as TOML, or as text if that fails."""
-    out: dict[str, Any] = {}
+    out: TomlTable = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         key = key.strip()
@@ -203,7 +203,7 @@ def parse_set(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
-def rules_for(name: str, overrides: dict[str, Any] | None = None, where: str = "--set") -> RuleOptions:
+def rules_for(name: str, overrides: TomlTable | None = None, where: str = "--set") -> RuleOptions:
     if not isinstance(name, str):
         raise ConfigError(f"{where}: the ruleset must be a name, got {name!r}")
     rules = load_preset(name)
