@@ -63,6 +63,12 @@ def shots_to(tmp_path: Path) -> list[Path]:
     return folders
 
 
+def in_reach(page, selector: str) -> bool:
+    """On the first phone screen, and the page not scrolled to get there."""
+    bottom = page.locator(selector).evaluate("e => e.getBoundingClientRect().bottom + window.scrollY")
+    return page.evaluate("window.scrollY") == 0 and bottom <= PHONE["height"]
+
+
 def tile_names(page, selector: str) -> list[str]:
     return page.locator(selector).evaluate_all("els => els.map(e => e.textContent)")
 
@@ -105,6 +111,8 @@ def test_a_two_game_evening_from_the_phone(table):
             assert all(name in shown for name in ROSTER), shown
             assert "Игрок 1" not in shown
         height(phone, "before the deal")
+        assert in_reach(phone, "#setup-form button[type=submit]")
+        assert phone.evaluate("document.activeElement.getBoundingClientRect().bottom") <= PHONE["height"]
         shot(phone, "evening-phone-before-deal-390.png")
         shot(tv, "evening-tv-seated-1920.png")
         shot(overlay, "evening-overlay-seated-1920.png")
@@ -132,6 +140,11 @@ def test_a_two_game_evening_from_the_phone(table):
         phone.locator("#worst-player-form button").click()
         expect(phone.get_by_role("button", name="Следующая игра")).to_be_visible(timeout=15_000)
         height(phone, "the end")
+        assert in_reach(phone, "#series-next")
+        expect(phone.locator("#series-message")).not_to_contain_text("Игроки рассажены")
+        expect(phone.locator("#series-seated")).to_have_text("")
+        points = phone.locator("#points").text_content() or ""
+        assert all(name in points for name in ROSTER) and not re.search(r"\d\.\d", points), points
         shot(phone, "evening-phone-end-390.png")
         expect(tv.locator("#series-board")).to_contain_text("игр: 1", timeout=15_000)
         shot(tv, "evening-tv-standings-1920.png")

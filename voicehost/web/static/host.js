@@ -334,7 +334,8 @@ function renderMoment(s) {
   fillSeats($("best-player"), seatNumbers(s), PICK());
   fillSeats($("worst-player"), seatNumbers(s), PICK());
   $("points").textContent = Object.keys(s.points).length
-    ? T("points", { text: Object.entries(s.points).map(([seat, p]) => seat + ": " + p).join(", ") }) : "";
+    ? T("points", { text: Object.entries(s.points).map(([seat, p]) => (seatName(Number(seat)) || seat) + ": " + localNumber(p))
+      .join(", ") }) : "";
 }
 
 function renderCaptions(s) {
@@ -705,6 +706,11 @@ function randomDeal() {
   }
   DEAL.forEach((id, n) => { $(id).value = seats[n]; });
   $("error").textContent = "";
+}
+
+/* A number as the table's language writes it (1,75 in Russian), the same on the phone and the TV. */
+function localNumber(value) {
+  return new Intl.NumberFormat(document.documentElement.lang || "ru", { maximumFractionDigits: 4 }).format(value);
 }
 
 function seatValue(id) { return Number($(id).value); }
