@@ -107,11 +107,13 @@ def source(folder: Path | PhraseData | None) -> PhraseData:
 
 
 def kind(filename: str) -> str:
-    """A phrase file's kind, by its name: numbers.*, phrasebook.*, else a grammar."""
+    """A phrase file's kind, by its name: numbers.*, phrasebook.*, host.* (the host's commands), else a grammar."""
     if filename.startswith("numbers."):
         return "number words"
     if filename.startswith("phrasebook."):
         return "phrasebook"
+    if filename.startswith("host."):
+        return "host grammar"
     return "grammar"
 
 
@@ -192,6 +194,7 @@ def _load(data: PhraseData, filename: str) -> None:
     from voicehost.live.texts import live_texts
     from voicehost.phrasebook import load_phrasebook
     from voicehost.phrases.grammar import load_grammar, load_numbers
+    from voicehost.phrases.host import load_host_grammar
 
     name = filename.removesuffix(".toml")
     what = kind(filename)
@@ -200,6 +203,8 @@ def _load(data: PhraseData, filename: str) -> None:
     elif what == "phrasebook":
         load_phrasebook(name, data)
         live_texts(name, data)
+    elif what == "host grammar":
+        load_host_grammar(name.removeprefix("host."), data)
     else:
         load_grammar(name, data)
 
