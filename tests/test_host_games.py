@@ -100,3 +100,16 @@ def test_a_refused_command_is_an_error_of_its_line(said, why, tmp_path, capsys):
 def test_host_speech_with_bad_words_is_refused_naming_the_line(tmp_path, capsys):
     code, _, err = play(capsys, tmp_path, ['{"type": "host_speech", "words": "фол 3"}'])
     assert code == 2 and ":2:" in err and "host_speech 'words'" in err
+
+
+@pytest.mark.parametrize(("name", "heard"), [("fouls_and_removals", '"heard":["дисквалификация 10","подтверждаю"]'),
+                                             ("tie_then_lift", '"heard":["поднять всех 6"]')])
+def test_the_journal_keeps_the_hosts_words_and_replays_the_game(name, heard, tmp_path, capsys):
+    journal = tmp_path / "game.jsonl"
+    code, _, protocol, err = run(capsys, GAMES / "host" / f"{name}.jsonl", tmp_path, [*args_of(name), "--journal",
+                                                                                     str(journal)])
+    assert (code, err) == (0, "")
+    text = journal.read_text("utf-8")
+    assert heard in text
+    assert main(["replay", str(journal), "--protocol", str(tmp_path / "replayed.json")]) == 0
+    assert json.loads((tmp_path / "replayed.json").read_text("utf-8")) == protocol

@@ -15,7 +15,7 @@ from typing import Any
 from voicehost.errors import GameError, InputError, VoicehostError
 from voicehost.files import input_file, output_file, write_atomic
 from voicehost.game.events import IMMEDIATE, Event, SeatEvent, event_type, parse_event
-from voicehost.game.host import host_input
+from voicehost.game.host import HostDesk
 from voicehost.game.model import Output, Phase
 from voicehost.game.moderator import Moderator, new_game
 from voicehost.game.protocol import protocol_text
@@ -36,8 +36,7 @@ class Simulation:
     game: Moderator
     table: Table
     outputs: list[Output] = field(default_factory=list)
-    # A spoken disqualification waiting for "подтверждаю" (the next line), with its words.
-    pending: tuple[Event, str] | None = None
+    desk: HostDesk | None = None   # the host's spoken commands (host_speech lines)
 
     def step(self, event: Event, heard: tuple[str, ...] = ()) -> None:
         """Advance to the first point where `event` fits, then apply it."""
@@ -57,20 +56,16 @@ class Simulation:
         """A `host_speech` line (SPEC §7.2): the input its words make, handled
         exactly as that input; a disqualification waits for the next line's
         "подтверждаю", an undo takes the last host input back."""
-        taken = host_input(words, self.game.rules, size=self.game.max_seat)
-        pending, self.pending = self.pending, None
-        if taken.control == "confirm":
-            if pending is None:
-                raise InputError("there is nothing to confirm", key=RefuseKey.NOTHING_TO_CONFIRM)
-            self.step(pending[0], (pending[1], taken.said))
-        elif taken.control == "undo":
-            self.table.undo(self.game.now, (taken.said,))
-        elif taken.event is not None and taken.command.needs_confirm:
-            self.game.precheck(taken.event)
-            self.pending = (taken.event, taken.said)
+        if self.desk is None:
+            self.desk = HostDesk(self.game.rules, self.game.max_seat)
+        step = self.desk.take(words, self.game.now)
+        if step.undo:
+            self.table.undo(self.game.now, step.heard)
+        elif step.awaiting is not None:
+            self.game.precheck(step.awaiting)
         else:
-            assert taken.event is not None
-            self.step(taken.event, (taken.said,))
+            assert step.event is not None
+            self.step(step.event, step.heard)
 
     def _stuck(self, event: Event) -> GameError:
         kind = event_type(event)
@@ -140,7 +135,8 @@ def simulate(
             if isinstance(parsed, HostSpeech):
                 sim.host(list(parsed.words))
             else:
-                sim.pending = None   # an unconfirmed disqualification lapses
+                if sim.desk is not None:
+                    sim.desk.pending = None   # an unconfirmed disqualification lapses
                 sim.step(parsed)
         except VoicehostError as exc:
             raise ScriptError(f"{where}:{number}: {_with_phase(exc, game)}") from None

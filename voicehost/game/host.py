@@ -15,6 +15,7 @@ from voicehost.game.moderator import new_game
 from voicehost.jsontypes import JSONObject
 from voicehost.phrasebook import load_phrasebook
 from voicehost.phrases.host import HostCommand, load_host_grammar, parse_host
+from voicehost.refusals import RefuseKey
 from voicehost.rules import RuleOptions
 
 # The controls that are the game's own inputs; "undo" and "confirm" act on the table.
@@ -47,6 +48,48 @@ def host_input(words: Sequence[str], rules: RuleOptions, *, wake: bool = False, 
     return HostInput(said, command, None)
 
 
+CONFIRM_SECONDS = 10.0   # "подтверждаю" and a wake-word command's "отмена" come within this
+
+
+@dataclass(frozen=True)
+class HostStep:
+    """What the table does with an utterance: apply `event` (journaled with
+    `heard`), undo the last host input, or wait for a confirmation of `awaiting`."""
+
+    heard: tuple[str, ...]
+    event: Event | None = None
+    undo: bool = False
+    awaiting: Event | None = None
+
+
+@dataclass
+class HostDesk:
+    """The host's spoken commands at one table: each utterance becomes a step;
+    a disqualification waits for "подтверждаю" within `CONFIRM_SECONDS` (of
+    the caller's clock), and anything else said meanwhile lets it lapse."""
+
+    rules: RuleOptions
+    size: int = len(SEATS)
+    wake: bool = False
+    wake_word: str = ""
+    pending: tuple[Event, str, float] | None = None
+
+    def take(self, words: Sequence[str], now: float) -> HostStep:
+        taken = host_input(words, self.rules, wake=self.wake, wake_word=self.wake_word, size=self.size)
+        pending, self.pending = self.pending, None
+        if taken.control == "confirm":
+            if pending is None or now - pending[2] > CONFIRM_SECONDS:
+                raise InputError("there is nothing to confirm", key=RefuseKey.NOTHING_TO_CONFIRM)
+            return HostStep((pending[1], taken.said), event=pending[0])
+        if taken.control == "undo":
+            return HostStep((taken.said,), undo=True)
+        assert taken.event is not None
+        if taken.command.needs_confirm:
+            self.pending = (taken.event, taken.said, now)
+            return HostStep((taken.said,), awaiting=taken.event)
+        return HostStep((taken.said,), event=taken.event)
+
+
 def refusal_json(error: VoicehostError, rules: RuleOptions) -> JSONObject:
     book = load_phrasebook(rules.phrasebook)
     return {"accepted": False, "reason": str(error.key), "message": " ".join(book.refusal(error).split())}
@@ -63,4 +106,5 @@ def check_command(text: str, rules: RuleOptions, *, wake: bool = False, wake_wor
     return json.dumps(result, ensure_ascii=False) + "\n"
 
 
-__all__ = ["GAME_CONTROLS", "HostInput", "check_command", "host_input", "refusal_json"]
+__all__ = ["CONFIRM_SECONDS", "GAME_CONTROLS", "HostDesk", "HostInput", "HostStep", "check_command", "host_input",
+           "refusal_json"]
