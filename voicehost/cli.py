@@ -109,9 +109,10 @@ def build_parser() -> argparse.ArgumentParser:
     _rules_args(sim)
 
     bench = sub.add_parser("bench", help="print performance figures")
-    bench.add_argument("what", choices=["core", "latency", "journal"],
+    bench.add_argument("what", choices=["core", "latency", "journal", "seats"],
                        help="core: phrase rules and simulated games; latency: the live loop; "
-                            "journal: a two-hour game's journal size and resume time")
+                            "journal: a two-hour game's journal size and resume time; "
+                            "seats: a microphone per seat (crosstalk, bleed, out-of-turn speech)")
     bench.add_argument("--hours", type=_seconds, default=2.0, help="journal: the game's length in hours")
 
     run = sub.add_parser("run", help="moderate a live game (microphone, a recorded WAV, or typed)")
@@ -122,7 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--journal", type=Path, help="where to journal the game")
     run.add_argument("--resume", type=Path, metavar="JOURNAL", help="go on with a crashed game")
     run.add_argument("--roles", help="the deal: d4,m2,m7,s6 (don, mafia, sheriff; the rest citizens)")
-    run.add_argument("--record", type=Path, metavar="OUT.wav", help="record the table speaker to a file")
+    run.add_argument("--record", type=Path, metavar="OUT.wav",
+                     help="record the table speaker to a file (with a microphone per seat, every channel to "
+                          "OUT.channels.wav too)")
     run.add_argument("--protocol", type=Path, metavar="OUT.json", help="write the protocol at the end")
     run.add_argument("--mute", action="store_true", help="print announcements, do not speak them")
     run.add_argument("--serve", action="store_true", help="serve the companion page")
@@ -146,7 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=_port, default=None, help="the port (default 8765)")
     _rules_args(serve)
 
-    sub.add_parser("devices", help="list the audio devices")
+    devices = sub.add_parser("devices", help="list the audio devices, their channels, and the mapped ones")
+    devices.add_argument("--config", type=Path, default=None,
+                         help="a config.toml whose [audio] channels to check (default: the project's)")
 
     models = sub.add_parser("models", help="download and check the speech model and voices")
     models.add_argument("action", choices=["download", "list", "verify"])
@@ -263,6 +268,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         journal_bench.run(args.hours)
         return 0
+    if args.what == "seats":
+        from voicehost import seats_bench
+
+        seats_bench.seats()
+        return 0
     from voicehost import bench
 
     bench.core() if args.what == "core" else bench.latency()
@@ -314,14 +324,18 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_devices(args: argparse.Namespace) -> int:
-    from voicehost.audio import list_devices
+    from voicehost.audio import channel_report, list_devices
 
+    audio = load_settings(args.config)[0].audio
     devices = list_devices()
     if not devices:
         print("no audio devices found")
     for d in devices:
-        kinds = ", ".join(k for k, n in (("in", d.inputs), ("out", d.outputs)) if n)
+        kinds = ", ".join(f"{k} {n} channel{'s' if n > 1 else ''}" for k, n in (("in", d.inputs), ("out", d.outputs))
+                          if n)
         print(f"{d.index:3d}  {d.name}  ({kinds}; {d.rate} Hz)")
+    for line in channel_report(audio.channels, audio.input_device, devices):
+        print(line)
     return 0
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, get_type_hints
 
 from voicehost import paths, phrasedata
+from voicehost.channels import ChannelMap, parse_channels
 from voicehost.errors import ConfigError
 from voicehost.phrasedata import PhraseData
 from voicehost.rules import RuleOptions, parse_set, rules_for
@@ -27,6 +28,8 @@ class AudioSettings:
     input_device: str = ""        # microphone: name (or part of it) or index; "" = system default
     table_device: str = ""        # the table speaker; "" = system default
     earpiece_device: str = ""     # the host's earpiece; "" = none (private answers: host page only)
+    channels: ChannelMap = field(default_factory=ChannelMap)   # host and seats to inputs (voicehost.channels)
+    out_of_turn_ms: int = 700     # voice this long on another seat's channel during a floor: a foul suggestion
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,7 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("web", "port"): (0, 65535),
     ("web", "overlay_delay"): (0.0, 3600.0),
     ("asr", "stable_ms"): (0, 10_000),
+    ("audio", "out_of_turn_ms"): (100, 60_000),
     ("asr", "endpoint_ms"): (50, 10_000),
     ("asr", "listen_lag"): (0.0, 30.0),
     ("tts", "echo_tail"): (0.0, 30.0),
@@ -146,6 +150,9 @@ def _section(cls: type, data: Any, name: str, where: Path | str) -> Any:
         if (name, key) in CHOICES and value not in CHOICES[(name, key)]:  # any type: the choices named
             raise ConfigError(f"{where}: [{name}] '{key}' must be one of {', '.join(CHOICES[(name, key)])}, "
                               f"got {value!r}")
+        if (name, key) == ("audio", "channels"):
+            values[key] = parse_channels(value, f"{where}: [audio] channels")
+            continue
         value = coerce(value, hints[key], f"{where}: [{name}] '{key}'")
         if (name, key) in RANGES:
             low, high = RANGES[(name, key)]

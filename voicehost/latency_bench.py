@@ -246,8 +246,8 @@ class _Table:
 
     def recognizer(self, captions: bool = False) -> Any:
         from voicehost.asr import TRIGGER_WEIGHT, CaptionedRecognizer, VoskRecognizer, grammar_phrases, overheard_words
+        from voicehost.asr.factory import listening_recognizer
         from voicehost.config import AsrSettings
-        from voicehost.live.listening import listening_recognizer
 
         decider = listening_recognizer(self.model, AsrSettings(mode="auto"), self.phrases, meaning=self.meaning,
                                        fillers=self.fillers, weights={self.trigger: TRIGGER_WEIGHT})

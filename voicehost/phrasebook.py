@@ -80,7 +80,7 @@ class Phrasebook:
         if "card" in values:
             card = str(values["card"])
             values = {**values, "card": self.cards.get(card, card)}
-        if output.kind == "suggest":
+        if output.kind == "suggest" and "word" in values:   # a forbidden word: the word heard
             return str(values["word"])
         if "explain" in values:
             rest = {k: v for k, v in values.items() if k != "explain"}

@@ -15,6 +15,7 @@ from voicehost.game.events import (
     Heard,
     LiftVotes,
     Names,
+    OutOfTurn,
     Protest,
     SeatEvent,
     Seating,
@@ -36,7 +37,7 @@ ANYTIME = ("foul", "unfoul", "disqualify", "leave_table")
 def admit(game: Moderator, event: Event) -> None:
     """Raise the GameError that refuses `event` where the game stands, if any."""
     precheck(game, event)
-    if isinstance(event, (Heard, Names)):
+    if isinstance(event, (Heard, Names, OutOfTurn)):
         return
     if not fits(game, event):
         wanted = game.waiting_for()
@@ -57,7 +58,7 @@ def precheck(game: Moderator, event: Event) -> None:
     if isinstance(event, Seating):
         _precheck_seating(game, event)
         return
-    if isinstance(event, (Heard, Names)):  # words, and names at any time, even before the deal
+    if isinstance(event, (Heard, Names, OutOfTurn)):  # words, and names at any time, even before the deal
         return
     if game.phase is Phase.SETUP:
         raise game.error("the game has no setup yet: the first input must be 'setup'", event,

@@ -38,6 +38,7 @@ from voicehost.game.events import (
     Heard,
     LiftVotes,
     Names,
+    OutOfTurn,
     Protest,
     SeatEvent,
     Seating,
@@ -47,7 +48,7 @@ from voicehost.game.events import (
     event_type,
 )
 from voicehost.game.keys import Key
-from voicehost.game.model import Output, Phase, Timer
+from voicehost.game.model import Output, OutputKind, Phase, Timer
 from voicehost.game.state import GameState
 from voicehost.game.variants.base import Variant, variant_for
 from voicehost.game.views import StateView
@@ -95,6 +96,10 @@ class Moderator(StateView):
         if isinstance(event, Heard):
             self._advance(now)
             self._hear(event.word)
+            return self.outputs[mark:]
+        if isinstance(event, OutOfTurn):   # fits anywhere: a suggestion to the host, nothing changes
+            self._advance(now)
+            self._out_of_turn(event)
             return self.outputs[mark:]
         if isinstance(event, Names):  # fits anywhere: the protocol's players, the exports
             self._advance(now)
@@ -262,6 +267,8 @@ class Moderator(StateView):
         listening, clock = self.state.floors, self.state.clock
         if listening.listener is None or clock.paused_at is not None:
             return
+        if word.seat is not None and (listening.floor is None or listening.floor.seat != word.seat):
+            return   # SPEC §7.1: another seat's channel is never the speaker's words
         events = listening.listener.hear(word)
         clock.now = max(clock.now, word.end)
         self._run(floors.listener_events(self, events))
@@ -272,6 +279,16 @@ class Moderator(StateView):
             clock.timers.pop(Timer.PASS, None)
         else:
             clock.timers[Timer.PASS] = deadline
+
+    def _out_of_turn(self, event: OutOfTurn) -> None:
+        """SPEC §7.1: voice on a living seat's channel while another holds the
+        floor is suggested to the host as a foul; the game itself is untouched."""
+        floor = self.state.floors.floor
+        if floor is None or floor.seat == event.seat or event.seat not in self.state.seats.alive \
+                or self.state.clock.paused_at is not None or self.phase.is_night:
+            return
+        self.outputs.append(Output(event.start, OutputKind.SUGGEST, Key.OUT_OF_TURN.value, True,
+                                   {"seat": event.seat, "suggest": "foul"}))
 
     # ----------------------------------------------------------------- inputs
 

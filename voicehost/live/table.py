@@ -9,15 +9,15 @@ listening. `live.game` is one object for the whole game, undo and revisions
 included.
 
 Every change happens on the owner's thread: the asyncio loop in a live game
-(the microphone thread posts its words with `post_words`, which uses
-`loop.call_soon_threadsafe`), or the caller's own thread in tests and tools.
+(the input pipeline, live/pipeline.py, runs the recognizer in an executor and
+hears its words on the loop), or the caller's own thread in tests and tools.
 Whatever the table answers is on disk before it is said (answers.py; the
 loop never waits on an fsync). When the journal cannot be written, the table
 says so once, loudly (and aloud), and takes no more inputs (notices.py).
 
-Words are heard as the rules hear them (`heard_as`): a word the speech rules
-have no use for is "[unk]" (what the grammar recognizer gives for it anyway),
-and times are kept to the centisecond. Nothing of a speech but the words the
+Words are heard as the rules hear them (live/hearing.py owns the echo guard
+and `heard_as`): a word the speech rules have no use for is "[unk]" (what the
+grammar recognizer gives for it anyway), and times are kept to the centisecond. Nothing of a speech but the words the
 rules know is kept on disk, and the journal stays small: a heard word that
 changed nothing said, and a timer's clock mark (a deadline, fired again on a
 resume), are held and written with the next write: an answer, a host input,
@@ -34,18 +34,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from voicehost.asr import Revision
-from voicehost.errors import GameError, VoicehostError
+from voicehost.errors import GameError
 from voicehost.game.events import Event, Heard, Setup, parse_event
 from voicehost.game.model import Output, OutputKind, Phase
 from voicehost.game.moderator import Moderator, new_game
 from voicehost.journal import Journal, Table, rebuild, resume_table
-from voicehost.journal.lines import TICK, UNK, Entry
+from voicehost.journal.lines import TICK, Entry
 from voicehost.journal.revision import Mark, find_places, mark, revise_json
 from voicehost.jsontypes import JSONObject
 from voicehost.live.answers import Answers
 from voicehost.live.clock import Clock
+from voicehost.live.hearing import Hearing
 from voicehost.live.notices import Notices, TableStopped
-from voicehost.live.texts import live_texts, rendered
+from voicehost.live.seats import SeatVoices
+from voicehost.live.telling import Listener, Teller
+from voicehost.live.texts import live_texts
 from voicehost.live.writer import JournalWriter, new_writer
 from voicehost.phrases.words import Word
 from voicehost.rules import RuleOptions
@@ -55,7 +58,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Listener = Callable[[list[Output]], None]
 # A heard word that changed nothing said waits at most this long (game time)
 # to be written: a crash loses at most these seconds of words nobody answered.
 GROUP_SECONDS = 20.0
@@ -85,20 +87,24 @@ class LiveTable(Notices):
             game = game.game
         self.journaled = Table(game, journal, entries)   # the one game, its inputs, its journal
         self.clock = clock
-        self.speaker = speaker
+        self.teller = Teller(speaker, lambda: self.game.book)   # says and shows what the table answers
         self.lag = lag
         self.journal = journal
-        self.listeners: list[Listener] = []
+        self.listeners: list[Listener] = self.teller.listeners
         # Every word the captions recognizer heard (`[asr] captions`), in game
         # time, None once it failed; set by whoever runs the microphone, read
         # by the page's captions.
         self.open_captions: Callable[[], list[Word] | None] | None = None
-        self.echoes = 0
+        # Between the recognizer and the game: the echo guard, words as the rules hear them, times rounded
+        self.hearing = Hearing(lambda text: self.game.grammar.reacts_to(text),
+                               lambda start, end: self.speaker is not None and self.speaker.is_echo(start, end))
         self.undoing = False
+        self.speaking: frozenset[int] = frozenset()   # seats whose own channel hears voice now (SPEC §7.1)
+        self.channels_notice: str | None = None
         # The game before the first word taken from partial results since the
         # last revision: a `Revision` replays from here (voicehost.journal.revision).
         self._mark: Mark | None = None
-        self._answers = Answers(journal, self._tell, self._recorded)   # said once on disk, in order
+        self._answers = Answers(journal, self.teller, self._recorded)   # said once on disk, in order
         self.texts = live_texts(game.rules.phrasebook)
         # The page reads the game under this lock; only in-memory changes are
         # made under it (never a journal write), and all on the owner's thread.
@@ -107,6 +113,15 @@ class LiveTable(Notices):
         super().__init__()
 
     # ------------------------------------------------------------ reading
+
+    @property
+    def speaker(self) -> Speaker | None:
+        """The table's speaker (the teller's): also the echo guard's."""
+        return self.teller.speaker
+
+    @speaker.setter
+    def speaker(self, speaker: Speaker | None) -> None:
+        self.teller.speaker = speaker
 
     @property
     def game(self) -> Moderator:
@@ -125,11 +140,10 @@ class LiveTable(Notices):
     def game_now(self) -> float:
         return max(self.game.now, on_grid(self.clock.now() - self.lag))
 
-    def heard_as(self, word: Word) -> Word:
-        """A word as the rules hear it: "[unk]" unless the speech rules react
-        to it, times to the centisecond. The game and its journal get the same."""
-        text = word.word if self.game.grammar.reacts_to(word.word) else UNK
-        return Word(text, round(word.start, 2), round(word.end, 2))   # no confidence: the journal keeps none
+    @property
+    def echoes(self) -> int:
+        """Words dropped as the table's own voice."""
+        return self.hearing.echoes
 
     # ------------------------------------------------------------ inputs
 
@@ -175,13 +189,12 @@ class LiveTable(Notices):
                     break
                 outputs += self._revise(word)
                 continue
-            if self.speaker is not None and self.speaker.is_echo(word.start, word.end):
-                self.echoes += 1
-                log.debug("ignored own voice: %s", word.word)
+            taken = self.hearing.word(word)
+            if taken is None:
                 continue
             if self.failure is not None:
                 break
-            word = self.heard_as(word)
+            word = taken
             if self._mark is None:
                 self._mark = mark(self.game, self.entries)
             outputs += self._hear(Heard(word), max(self.game.now, word.start))
@@ -206,13 +219,12 @@ class LiveTable(Notices):
         if self.undoing:  # an undo is rebuilding from these entries: only the words not yet heard count
             log.info("revision while undoing: only its new words are heard")
             return self.hear(change.new[len(change.old):])
-        heard = [self.heard_as(w) for w in change.new
-                 if self.speaker is None or not self.speaker.is_echo(w.start, w.end)]
+        old, heard = self.hearing.revision(change)
         now = self.game_now()
         self.tick_to(now)
         with self.lock:
             start = self._mark.index if self._mark is not None else 0
-            places = find_places(self.entries, start, [self.heard_as(w) for w in change.old])
+            places = find_places(self.entries, start, old)
         if self._mark is None and not places:
             # none of its provisional words reached the game (the table's own
             # voice): the final words are simply heard, no replay from the deal
@@ -233,18 +245,6 @@ class LiveTable(Notices):
                 writer.write_entry(self.game.now, revise_json(start, places, heard))
         self._answers.answer(outputs, changed=True)
         return outputs
-
-    def post_words(self, words: list[Word | Revision]) -> None:
-        """From the microphone thread: the words are heard on the owner's loop."""
-        if self.loop is None:
-            raise RuntimeError("post_words needs the table bound to its loop")
-        self.loop.call_soon_threadsafe(self._hear_posted, words)
-
-    def _hear_posted(self, words: list[Word | Revision]) -> None:
-        try:
-            self.hear(words)
-        except VoicehostError as exc:  # nobody to answer: the words are lost, the game goes on
-            log.warning("words not heard: %s", exc)
 
     def tick(self) -> list[Output]:
         """What the clock alone makes happen by now; held words long enough unwritten are written."""
@@ -287,6 +287,21 @@ class LiveTable(Notices):
         if self.game.phase not in (Phase.SETUP, Phase.GAME_OVER) and self.game.paused_at is None:
             outputs += self.apply_json({"type": "pause"})
         return outputs
+
+    def seats_heard(self, voices: SeatVoices) -> None:
+        """The seats' channels as the pipeline last heard them: who is speaking
+        (the board's indicator), and, once, the mapped channels that heard
+        nothing until the first floor (a lavalier left off, a cable out)."""
+        if voices.speaking != self.speaking:
+            self.speaking = voices.speaking
+            self._emit([], changed=True)
+        if not voices.told_silent and self.game.floor is not None:
+            voices.told_silent = True
+            silent = sorted(set(voices.seats) - voices.heard)
+            if silent:
+                self.channels_notice = self.texts.text("channels_silent", seats=", ".join(map(str, silent)))
+                log.warning("mapped channels silent until the first floor: seats %s", silent)
+                self.notice(self.channels_notice)
 
     # ------------------------------------------------------------ undo
 
@@ -369,16 +384,6 @@ class LiveTable(Notices):
         self._check_journal()
         return self.failure is None
 
-    def _tell(self, outputs: list[Output], changed: bool) -> None:
-        for output in outputs:
-            if output.kind == "say" and self.speaker is not None:
-                self.speaker.say(rendered(self.game.book, output), private=output.private, at=output.t)
-        if outputs or changed:
-            for listener in list(self.listeners):
-                try:
-                    listener(outputs)
-                except Exception:  # a listener must never stop the game
-                    log.exception("output listener failed")
 
 
 def open_table(rules: RuleOptions, journal: Path, *, resume: bool) -> tuple[Moderator, JournalWriter,

@@ -71,7 +71,8 @@ def format_output(output: Output, book: Phrasebook, texts: LiveTexts) -> str:
     text = rendered(book, output)
     if output.kind == "suggest":
         what = texts.text("suggest_foul" if output.values.get("suggest") == "foul" else "suggest_disqualify")
-        line = texts.text("suggestion", seat=output.values.get("seat"), word=text, what=what)
+        line = texts.text("suggestion", seat=output.values.get("seat"), word=text, what=what) \
+            if "word" in output.values else f"? {text} — {what}?"   # out of turn: the seat is in the text
         return f"[{minutes:02d}:{seconds:02d}] {line}"
     mark = texts.text("private_mark") + " " if output.private else ""
     return f"[{minutes:02d}:{seconds:02d}] {mark}{text}"

@@ -71,7 +71,7 @@ class Hub:
                 self.log.append((self.said, output))
             elif output.kind == "suggest":
                 self.suggestions.append({"id": len(self.suggestions), "seat": output.values.get("seat"),
-                                         "word": output.values.get("word", getattr(output, "text", "")),
+                                         "word": self.live.game.book.render(output),
                                          "suggest": output.values.get("suggest"),
                                          "open": True})
         del self.log[:-200]

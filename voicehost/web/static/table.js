@@ -41,6 +41,7 @@ function renderSeats(s) {
     const classes = ["tile"];
     if (seat.out) classes.push("gone");
     if (seat.speaking) classes.push("speaking");
+    if (seat.voice) classes.push("voice");   // a microphone per seat: this seat's channel hears its voice
     if (seat.side) classes.push("side-" + seat.side);
     li.className = classes.join(" ");
     const number = document.createElement("span");
