@@ -103,7 +103,7 @@ def test_auto_at_the_table_takes_the_grammar_with_fillers_for_a_model_without_un
     from voicehost.live.listening import recognizer_for
 
     config = Config(asr=AsrSettings(model=str(KO_MODEL), low_latency=False, captions="on"))
-    with caplog.at_level("INFO", logger="voicehost.live.listening"):
+    with caplog.at_level("INFO", logger="voicehost.asr.factory"):
         recognizer = recognizer_for(config, config.rules(), io.StringIO())
     assert recognizer.phrases is not None and len(recognizer.fillers) == 400
     assert "listening with the grammar recognizer" in caplog.text and "400 of its most frequent" in caplog.text
