@@ -66,28 +66,48 @@ class HostStep:
 class HostDesk:
     """The host's spoken commands at one table: each utterance becomes a step;
     a disqualification waits for "подтверждаю" within `CONFIRM_SECONDS` (of
-    the caller's clock), and anything else said meanwhile lets it lapse."""
+    the caller's clock), and anything else said meanwhile lets it lapse. With
+    a wake word (`wake`), "отмена" and "подтверждаю" are taken without it
+    within `CONFIRM_SECONDS` of a command said back."""
 
     rules: RuleOptions
     size: int = len(SEATS)
     wake: bool = False
     wake_word: str = ""
     pending: tuple[Event, str, float] | None = None
+    last: float | None = None   # when the last command was taken (or awaited its confirmation)
 
     def take(self, words: Sequence[str], now: float) -> HostStep:
-        taken = host_input(words, self.rules, wake=self.wake, wake_word=self.wake_word, size=self.size)
+        taken = self._input(words, now)
         pending, self.pending = self.pending, None
         if taken.control == "confirm":
             if pending is None or now - pending[2] > CONFIRM_SECONDS:
                 raise InputError("there is nothing to confirm", key=RefuseKey.NOTHING_TO_CONFIRM)
+            self.last = now
             return HostStep((pending[1], taken.said), event=pending[0])
         if taken.control == "undo":
+            self.last = None
             return HostStep((taken.said,), undo=True)
         assert taken.event is not None
+        self.last = now
         if taken.command.needs_confirm:
             self.pending = (taken.event, taken.said, now)
             return HostStep((taken.said,), awaiting=taken.event)
         return HostStep((taken.said,), event=taken.event)
+
+    def _input(self, words: Sequence[str], now: float) -> HostInput:
+        try:
+            return host_input(words, self.rules, wake=self.wake, wake_word=self.wake_word, size=self.size)
+        except InputError as exc:
+            if exc.key is not RefuseKey.NO_WAKE_WORD or self.last is None or now - self.last > CONFIRM_SECONDS:
+                raise
+            try:
+                bare = host_input(words, self.rules, size=self.size)
+            except InputError:
+                raise exc from None
+            if bare.control not in ("undo", "confirm"):
+                raise
+            return bare
 
 
 def refusal_json(error: VoicehostError, rules: RuleOptions) -> JSONObject:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from voicehost.asr import Recognizer, Revision
-from voicehost.audio import Frame
+from voicehost.audio import RATE, Frame
 from voicehost.errors import VoicehostError
 from voicehost.game.events import OutOfTurn
 from voicehost.live.hearing import out_of_turn
@@ -45,9 +45,11 @@ class _Step:
     def __init__(self, chunks: Iterator[bytes], recognizer: Recognizer) -> None:
         self.chunks = chunks
         self.recognizer = recognizer
+        self.chunk = b""   # the last chunk read: the host's commands hear it too behind a wake word
 
     def __call__(self) -> Words | None:
         chunk = next(self.chunks, None)
+        self.chunk = chunk or b""
         return None if chunk is None else self.recognizer.accept(chunk)
 
 
@@ -63,6 +65,8 @@ async def hear_audio(live: LiveTable, chunks: Iterator[bytes], recognizer: Recog
         shift = timing.offset()
         timing.reached(shift + recognizer.audio_time)
         _deliver(live, words, shift, timing.lenient)
+        if live.hearing.host_audio is not None:   # one microphone, commands behind the wake word (SPEC §7.2)
+            live.hearing.host_audio(step.chunk, shift + recognizer.audio_time - len(step.chunk) / 2 / RATE)
         if not timing.more():
             break
     _deliver(live, await loop.run_in_executor(None, recognizer.finish), timing.offset(), timing.lenient)

@@ -377,6 +377,10 @@ class LiveTable(Notices):
 
     # ------------------------------------------------------------ output
 
+    def tell(self, outputs: list[Output]) -> None:
+        """Say and show what no input made (a host command said back, its refusal)."""
+        self._emit(outputs)
+
     def _emit(self, outputs: list[Output], *, changed: bool = False) -> None:
         self._answers.emit(outputs, changed=changed)
 
