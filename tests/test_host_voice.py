@@ -21,8 +21,11 @@ class FakeCommands:
     def accept(self, pcm):
         return pcm.decode("utf-8").split() if pcm else None
 
+    def partial(self):
+        return []
+
     def finish(self):
-        return None
+        return []
 
 
 def table(*, wake: bool, ruleset: str = "4mafia") -> tuple[LiveTable, HostVoice, FakeSpeaker]:

@@ -413,6 +413,11 @@ def latency(runs: int = 3, mode: str = "grammar", compare: bool = True) -> None:
           f"({100 * cpu / transcript['seconds']:.0f}% of one core, of {os.cpu_count()}), against {plain_cpu:.1f} s "
           f"a run with captions off: the captions cost {100 * (cpu - plain_cpu) / transcript['seconds']:.0f}% "
           f"of one core")
+    from voicehost.host_bench import COMMANDS, host_command_latency, host_line
+
+    rounds = 5
+    host = host_command_latency(model, voice, day_game(), config.path("models/.phrase-cache"), rounds)
+    print(host_line(host, rounds * len(COMMANDS)))
     load_after = os.getloadavg()
     print(f"load average (1 min) before/after: {load_before[0]:.2f}/{load_after[0]:.2f} on {os.cpu_count()} "
           f"cores (figures are noisy on a busy machine)")

@@ -26,17 +26,20 @@ class CommandRecognizer:
         self._rec = vosk.KaldiRecognizer(model, RATE, json.dumps(grammar or [UNK], ensure_ascii=False))
 
     def accept(self, pcm: bytes) -> list[str] | None:
-        """The words of the utterance this chunk ended, if it ended one."""
-        return self._words(self._rec.Result()) if self._rec.AcceptWaveform(pcm) else None
+        """The words of the utterance this chunk ended (maybe none), None if it ended none."""
+        return self._words(self._rec.Result(), "text") if self._rec.AcceptWaveform(pcm) else None
 
-    def finish(self) -> list[str] | None:
-        return self._words(self._rec.FinalResult())
+    def partial(self) -> list[str]:
+        """The words heard so far in the utterance under way."""
+        return self._words(self._rec.PartialResult(), "partial")
+
+    def finish(self) -> list[str]:
+        return self._words(self._rec.FinalResult(), "text")
 
     @staticmethod
-    def _words(result: str) -> list[str] | None:
-        text = json.loads(result).get("text", "")
-        words = [w for w in str(text).split() if w != UNK]
-        return words or None
+    def _words(result: str, key: str) -> list[str]:
+        text = json.loads(result).get(key, "")
+        return [w for w in str(text).split() if w != UNK]
 
 
 __all__ = ["CommandRecognizer"]

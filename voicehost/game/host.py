@@ -14,7 +14,7 @@ from voicehost.game.model import SEATS
 from voicehost.game.moderator import new_game
 from voicehost.jsontypes import JSONObject
 from voicehost.phrasebook import load_phrasebook
-from voicehost.phrases.host import HostCommand, load_host_grammar, parse_host
+from voicehost.phrases.host import HostCommand, HostGrammar, load_host_grammar, parse_host
 from voicehost.refusals import RefuseKey
 from voicehost.rules import RuleOptions
 
@@ -36,10 +36,11 @@ class HostInput:
 
 
 def host_input(words: Sequence[str], rules: RuleOptions, *, wake: bool = False, wake_word: str = "",
-               size: int = len(SEATS)) -> HostInput:
+               size: int = len(SEATS), grammar: HostGrammar | None = None) -> HostInput:
     """The input an utterance makes, read as any other (`parse_event`); an
-    `InputError` carrying the refusal's key when it makes none."""
-    command = parse_host(words, load_host_grammar(rules.language), wake=wake, wake_word=wake_word)
+    `InputError` carrying the refusal's key when it makes none. `grammar`:
+    the table language's host grammar unless given (a bench's stand-ins)."""
+    command = parse_host(words, grammar or load_host_grammar(rules.language), wake=wake, wake_word=wake_word)
     said = " ".join(" ".join(words).split())
     if command.event is not None:
         return HostInput(said, command, parse_event(command.event, size))
@@ -74,6 +75,7 @@ class HostDesk:
     size: int = len(SEATS)
     wake: bool = False
     wake_word: str = ""
+    grammar: HostGrammar | None = None   # the table language's unless given
     pending: tuple[Event, str, float] | None = None
     last: float | None = None   # when the last command was taken (or awaited its confirmation)
 
@@ -95,14 +97,24 @@ class HostDesk:
             return HostStep((taken.said,), awaiting=taken.event)
         return HostStep((taken.said,), event=taken.event)
 
+    def complete(self, words: Sequence[str], now: float) -> bool:
+        """Whether `words` already make a command no further word could change
+        (a tally could go on naming candidates), so it may be taken before the utterance ends."""
+        try:
+            taken = self._input(words, now)
+        except InputError:
+            return False
+        return taken.command.event is None or taken.command.event.get("type") not in ("votes", "lift_votes")
+
     def _input(self, words: Sequence[str], now: float) -> HostInput:
         try:
-            return host_input(words, self.rules, wake=self.wake, wake_word=self.wake_word, size=self.size)
+            return host_input(words, self.rules, wake=self.wake, wake_word=self.wake_word, size=self.size,
+                              grammar=self.grammar)
         except InputError as exc:
             if exc.key is not RefuseKey.NO_WAKE_WORD or self.last is None or now - self.last > CONFIRM_SECONDS:
                 raise
             try:
-                bare = host_input(words, self.rules, size=self.size)
+                bare = host_input(words, self.rules, size=self.size, grammar=self.grammar)
             except InputError:
                 raise exc from None
             if bare.control not in ("undo", "confirm"):

@@ -26,6 +26,7 @@ from voicehost.game.model import Output, OutputKind
 from voicehost.jsontypes import JSONObject
 from voicehost.live.table import LiveTable
 from voicehost.phrases.grammar import normalize
+from voicehost.phrases.host import HostGrammar
 from voicehost.refusals import RefuseKey
 
 log = logging.getLogger(__name__)
@@ -36,33 +37,57 @@ class Commands(Protocol):
 
     def accept(self, pcm: bytes) -> list[str] | None: ...
 
-    def finish(self) -> list[str] | None: ...
+    def partial(self) -> list[str]: ...
+
+    def finish(self) -> list[str]: ...
 
 
 class HostVoice:
     """`aloud`: a shared microphone, where every command is said back on the table."""
 
-    def __init__(self, live: LiveTable, recognizer: Commands, *, wake: bool, wake_word: str = "") -> None:
+    def __init__(self, live: LiveTable, recognizer: Commands, *, wake: bool, wake_word: str = "",
+                 grammar: HostGrammar | None = None) -> None:
         self.live = live
         self.recognizer = recognizer
         self.aloud = wake
-        self.desk = HostDesk(live.game.rules, live.game.max_seat, wake=wake, wake_word=wake_word)
+        self.desk = HostDesk(live.game.rules, live.game.max_seat, wake=wake, wake_word=wake_word, grammar=grammar)
         self.tasks: set[asyncio.Task[None]] = set()
+        self._seen: list[str] = []          # the utterance's partial words at the last chunk
+        self._taken: list[str] | None = None   # a command taken from them before the utterance ended
 
     def attach(self) -> None:
         """Listen to what the hearing stage hands the host (voicehost.live.hearing)."""
         self.live.hearing.host_audio = self.audio
 
     def audio(self, pcm: bytes, t: float) -> None:
-        """A chunk of the host's audio starting at game time `t`."""
+        """A chunk of the host's audio starting at game time `t`. A command that
+        nothing can extend ("пауза", "фол третьему") is taken once its partial
+        words stood for a chunk, without waiting for the utterance's end; a
+        tally waits for the end (another candidate may follow)."""
+        now = t + len(pcm) / 2 / RATE
         words = self.recognizer.accept(pcm)
-        if words:
-            self.utterance(words, t + len(pcm) / 2 / RATE)
+        if words is None:
+            self._early(self.recognizer.partial(), now)
+            return
+        self._ended(words, now)
 
     def finish(self, t: float) -> None:
-        words = self.recognizer.finish()
+        self._ended(self.recognizer.finish(), t)
+
+    def _early(self, partial: list[str], now: float) -> None:
+        seen, self._seen = self._seen, partial
+        if partial and partial == seen and self._taken is None and self.desk.complete(partial, now):
+            self._taken = partial
+            self.utterance(partial, now)
+
+    def _ended(self, words: list[str], now: float) -> None:
+        taken, self._taken, self._seen = self._taken, None, []
+        if taken is not None:
+            if words != taken:
+                log.info("host command taken as %r, its utterance ended as %r", taken, words)
+            return
         if words:
-            self.utterance(words, t)
+            self.utterance(words, now)
 
     def utterance(self, words: list[str], now: float) -> None:
         """One utterance heard at game time `now`: applied, undone, or awaiting its confirmation."""
