@@ -109,3 +109,40 @@ def test_ukrainian_commands_and_refusals_at_a_ua_club_table():
     assert live.game.fouls[3] == 1
     assert ("Ведучий: фол гравцю 3", True) in speaker.lines
     assert ("Нічні дії голосом не приймаються: їх почув би стіл", True) in speaker.lines
+
+
+class FakePartials:
+    """A stand-in command recognizer: per chunk, the next (partial words, final words or None)."""
+
+    def __init__(self, chunks) -> None:
+        self.chunks = list(chunks)
+        self.now: list[str] = []
+
+    def accept(self, pcm):
+        self.now, final = self.chunks.pop(0)
+        return final
+
+    def partial(self):
+        return self.now
+
+    def finish(self):
+        return []
+
+
+def test_a_command_nothing_can_extend_is_taken_from_partials_once_and_a_tally_waits_for_its_end():
+    speaker = FakeSpeaker()
+    live = LiveTable(Table(Moderator.for_rules(rules_for("4mafia"))), AudioClock(), speaker)
+    live.apply_json({"type": "setup", "roles": ROLES})
+    chunks = [(["фол"], None), (["фол", "третьему"], None), (["фол", "третьему"], None),
+              ([], ["фол", "третьему"]),   # the utterance's end: already taken, not applied again
+              (["за", "седьмого", "четыре"], None), (["за", "седьмого", "четыре"], None)]
+    voice = HostVoice(live, FakePartials(chunks), wake=False)
+    voice.attach()
+    for index in range(len(chunks)):
+        live.hearing.host_audio(b"\0" * 3200, 1.0 + index * 0.1)
+        if index == 1:
+            assert live.game.fouls[3] == 0, "a partial is taken only once it stood for a chunk"
+        if index == 2:
+            assert live.game.fouls[3] == 1
+    assert live.game.fouls[3] == 1
+    assert not any("голоса" in text for text, _ in speaker.lines), "a tally is never taken from partials"
