@@ -98,3 +98,56 @@ def test_a_multichannel_recording_attributes_words_by_channel_and_flags_out_of_t
     # game time runs behind the audio by the night's start; seat 5 talked for the whole flagged span
     assert flag["end"] - flag["start"] > 0.7 and flag["start"] == round(flag["start"], 2)
     assert game.floor is not None and game.floor.seat == 1 and game.fouls[5] == 0, "a suggestion, never a foul"
+
+
+@pytest.fixture
+def four_channel_home(tmp_path: Path) -> Path:
+    """A test-owned HOME whose ALSA `file` plugin microphone reads a raw
+    4-channel recording: channel k holds the constant 1000 * k."""
+    samples = np.zeros((44100 * 2, 4), np.int16)
+    for k in range(4):
+        samples[:, k] = 1000 * (k + 1)
+    (tmp_path / "mic.raw").write_bytes(samples.tobytes())
+    (tmp_path / ".asoundrc").write_text(f"""pcm.vhmic {{
+    type file
+    slave.pcm "null"
+    file "/dev/null"
+    infile "{tmp_path}/mic.raw"
+    format "raw"
+    hint {{ show on description "voicehost test microphone" }}
+}}
+""")
+    (tmp_path / "config.toml").write_text('[audio]\ninput_device = "vhmic"\n[audio.channels]\nhost = 1\n1 = 2\n3 = 4\n'
+                                          '4 = 9\n', "utf-8")
+    return tmp_path
+
+
+def test_every_mapped_channel_of_a_real_alsa_device_is_read_apart(four_channel_home):
+    """Real PortAudio over ALSA: the mapped channels (host, seats 1 and 3)
+    arrive each as its own 16 kHz mono stream; `voicehost devices` shows the
+    device's channel count and names what each mapped channel reads."""
+    import os
+
+    env = {**os.environ, "HOME": str(four_channel_home)}
+    code = """
+import numpy as np
+from voicehost.audio import ChannelMicrophone
+from voicehost.channels import parse_channels
+mic = ChannelMicrophone(parse_channels({"host": 1, "1": 2, "3": 4}, "test"), "vhmic")
+for i, frame in enumerate(mic.frames()):
+    if i == 3:
+        print(sorted((c.who, int(np.frombuffer(p, "<i2").mean()), len(p)) for c, p in frame.items()))
+        break
+mic.close()
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[('1', 2000, 1280), ('3', 4000, 1280), ('host', 1000, 1280)]"
+    listed = subprocess.run([sys.executable, "-m", "voicehost", "devices", "--config",
+                             str(four_channel_home / "config.toml")], capture_output=True, text=True, env=env,
+                            timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    assert "host: input 1 of vhmic" in listed.stdout and "3: input 4 of vhmic" in listed.stdout
+    assert "4: input 9 of vhmic" in listed.stdout
+    (line,) = [line for line in listed.stdout.splitlines() if line.endswith("Hz)") and "vhmic" in line]
+    assert "(in " in line and " channels" in line, "each device with its channel counts"

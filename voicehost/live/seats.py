@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from voicehost.audio import AudioError
 from voicehost.game.events import OutOfTurn
 
 FRAME_SECONDS = 0.02           # what the detector judges: 20 ms at 16 kHz
@@ -58,7 +59,11 @@ class SeatVoices:
     told_silent: bool = False   # the silent channels are named to the host once
 
     def __post_init__(self) -> None:
-        import webrtcvad
+        try:
+            import webrtcvad
+        except ImportError:
+            raise AudioError("a microphone per seat ([audio] channels) needs webrtcvad-wheels: run scripts/setup "
+                             "(or pip install 'voicehost[live]')") from None
 
         self.seats = tuple(self.seats)
         self._vads = {seat: webrtcvad.Vad(VAD_MODE) for seat in self.seats}
