@@ -146,3 +146,32 @@ def test_a_command_nothing_can_extend_is_taken_from_partials_once_and_a_tally_wa
             assert live.game.fouls[3] == 1
     assert live.game.fouls[3] == 1
     assert not any("голоса" in text for text, _ in speaker.lines), "a tally is never taken from partials"
+
+
+class SilentRecognizer:
+    """A stand-in table recognizer that hears no rule word in any chunk."""
+
+    audio_time = 0.0
+
+    def accept(self, chunk):
+        self.audio_time += 0.1
+        return []
+
+    def finish(self):
+        return []
+
+
+def test_one_microphone_feeds_the_wake_word_commands_through_the_pipeline():
+    from voicehost.live.pipeline import Timing, hear_audio
+
+    live, voice, speaker = table(wake=True)
+    said = ["ведущий фол седьмому", "", "фол третьему", "ведущий пауза"]
+
+    async def scenario():
+        live.bind(asyncio.get_running_loop())
+        await hear_audio(live, iter([text.encode("utf-8") for text in said]), SilentRecognizer(),
+                         Timing(offset=lambda: 30.0))
+
+    run_async(scenario())
+    assert live.game.fouls[7] == 1 and live.game.fouls[3] == 0 and live.game.paused_at is not None
+    assert ("Ведущий: фол игроку 7", False) in speaker.lines and ("Ведущий: пауза", False) in speaker.lines
