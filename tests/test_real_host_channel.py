@@ -97,9 +97,44 @@ def test_the_host_pauses_fouls_and_undoes_by_voice_on_the_host_channel(tmp_path)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "Ведущий: пауза" in out and "Ведущий: фол игроку 3" in out, out
+    said_back = next(line for line in out.splitlines() if "Ведущий: фол игроку 3" in line)
+    assert "(только ведущему)" in said_back, "confirmed privately on the host's channel"
     assert "Отмена: фол игроку 3" in out, out
     game, _, entries = replay_entries(journal)
     heard = [e.event for e in entries if "heard" in e.event]
     assert heard == [{"type": "pause", "heard": ["라디오"]}], heard   # the foul was taken back
     assert game.paused_at is not None and game.fouls[3] == 0
     assert '"heard":["게임 어제"]' in journal.read_text("utf-8") and '"heard":["버스"]' in journal.read_text("utf-8")
+
+
+def test_behind_the_wake_word_on_one_microphone_said_back_aloud_and_undone_within_ten_seconds(tmp_path):
+    """One microphone, `[host] wake_word` = "라모" (the stand-in of "ведущий"): "라모 라디오"
+    pauses and is said back aloud; "게임 어제" without the wake word is table talk;
+    a bare "버스" within 10 s takes the pause back."""
+    total = int(16.0 * RATE)
+    mono = np.random.default_rng(6).normal(0, 30, total).astype(np.float32)
+    for at, text in [(5.0, "라모 라디오"), (8.5, "게임 어제"), (11.5, "버스")]:
+        voice = _espeak(text, 150)
+        mono[int(at * RATE):int(at * RATE) + len(voice)] += voice
+    wav_path = tmp_path / "table.wav"
+    with wave.open(str(wav_path), "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(RATE)
+        wav.writeframes(np.clip(mono, -32768, 32767).astype("<i2").tobytes())
+    path = config(tmp_path)
+    text = path.read_text("utf-8")
+    text = text[:text.index("[audio]")] + '[host]\nwake_word = "라모"\n' + text[text.index("[asr]"):]
+    path.write_text(text, "utf-8")
+    journal = tmp_path / "j.jsonl"
+    proc = subprocess.run([sys.executable, "-m", "voicehost", "run", "--config", str(path), "--audio-file",
+                           str(wav_path), "--roles", "d4,m2,m7,s6", "--journal", str(journal)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "Ведущий: пауза" in proc.stdout and "Отмена: пауза" in proc.stdout, proc.stdout
+    said_back = next(line for line in proc.stdout.splitlines() if "Ведущий: пауза" in line)
+    assert "(только ведущему)" not in said_back, "said aloud on the table, not in the earpiece"
+    assert "фол игроку 3" not in proc.stdout
+    game, _, _ = replay_entries(journal)
+    assert game.paused_at is None and game.fouls[3] == 0
+    assert '"heard":["라모 라디오"]' in journal.read_text("utf-8")
