@@ -1,6 +1,7 @@
 """SPEC §7.2 end to end with a real model: an 11-channel recording through
 `voicehost run --audio-file`, the host's channel carrying spoken commands
-that pause the game, foul seat 3 and undo the foul. No Russian model can be
+that pause the game, foul seat 3 and undo the foul; and one microphone with
+a wake word. No Russian model can be
 had here, so the real Korean model hears Korean stand-ins (as the latency
 bench's fixture does, tools/latency_fixture.py), given to the table as a
 club's host grammar over the shipped one: "라디오" is "пауза", "게임" is
