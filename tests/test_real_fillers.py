@@ -194,9 +194,9 @@ def test_at_the_tables_grammar_size_every_nomination_is_heard_from_the_partials(
     게임" became "라디오국 [unk]"; unweighted, a partial showed "라디오 어제" as
     "라디오쇼" up to the final result, 1.1 s after the number."""
     from voicehost.asr import TRIGGER, Revision
-    from voicehost.latency_bench import _Table
+    from voicehost.bench.standins import StandInTable
 
-    table = _Table(KO_MODEL)
+    table = StandInTable(KO_MODEL)
     table.model = ko_live_model()
     recognizer = table.recognizer()
     recognizer.warm_up()

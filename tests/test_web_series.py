@@ -29,7 +29,8 @@ from voicehost.rules import rules_for
 from voicehost.series.store import Series
 from voicehost.web.access import PROOF_HEADER, Access, allowed_hosts
 from voicehost.web.devices import proof_mac
-from voicehost.web.series import EVENING_HOURS, EveningPage, SeriesDesk, add_series, fresh_evening, switch_table
+from voicehost.web.evening import EveningPage
+from voicehost.web.series import EVENING_HOURS, SeriesDesk, add_series, fresh_evening, switch_table
 from voicehost.web.server import Hub, make_app
 
 ROSTER = ["Алиса", "Борис", "Вера", "Глеб", "Дина", "Егор", "Жанна", "Зоя", "Илья", "Кира", "Лёва"]

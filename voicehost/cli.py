@@ -191,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_check_phrase(args: argparse.Namespace) -> int:
-    from voicehost.phrases.check import check_phrase_lines
+    from voicehost.checkphrase import check_phrase_lines
 
     input_file(Path(args.input) if args.input not in (None, "-") else None, "")  # before the settings
     sys.stdout.write(check_phrase_lines(
@@ -264,18 +264,21 @@ def cmd_series(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "journal":
-        from voicehost import journal_bench
+        from voicehost.bench import journal
 
-        journal_bench.run(args.hours)
-        return 0
-    if args.what == "seats":
-        from voicehost import seats_bench
+        journal.run(args.hours)
+    elif args.what == "seats":
+        from voicehost.bench import seats
 
-        seats_bench.seats()
-        return 0
-    from voicehost import bench
+        seats.seats()
+    elif args.what == "core":
+        from voicehost.bench import core
 
-    bench.core() if args.what == "core" else bench.latency()
+        core.run()
+    else:
+        from voicehost.bench import latency
+
+        latency.run()
     return 0
 
 

@@ -12,15 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, get_type_hints
 
 from voicehost import paths, phrasedata
 from voicehost.channels import ChannelMap, parse_channels
-from voicehost.errors import ConfigError
+from voicehost.errors import ConfigError, VoicehostError
+from voicehost.paths import PRESETS
 from voicehost.phrasedata import PhraseData
 from voicehost.rules import RuleOptions, parse_set, rules_for
-from voicehost.tomlio import coerce, read_toml
+from voicehost.tomlio import TomlTable, coerce, read_toml
 
 
 @dataclass(frozen=True)
@@ -87,13 +89,19 @@ class Config:
     grammars_dir: str = ""        # a club's phrase files; "" = grammars/ beside the file, if any
     phrases: PhraseData = field(default_factory=PhraseData)   # the shipped files, the club's over them
 
-    def rules(self, name: str | None = None, extra: dict[str, Any] | None = None) -> RuleOptions:
+    def rules(self, name: str | None = None, extra: TomlTable | None = None) -> RuleOptions:
         where = f"{self.source} [rules]" if self.source else "[rules]"
         overrides = dict(self.rules_overrides)
         if self.names.announce:
             overrides.setdefault("announce_names", True)
-        rules = rules_for(name or self.ruleset, overrides, where=where)
-        return rules.with_overrides(extra) if extra else rules
+        name = name or self.ruleset
+        rules = rules_for(name, overrides, where=where)
+        check_phrase_data(rules, where if overrides else f"{PRESETS} [{name}]")
+        if not extra:
+            return rules
+        rules = rules.with_overrides(extra)
+        check_phrase_data(rules, "--set")
+        return rules
 
     def path(self, value: str) -> Path:
         """Relative paths in the config are relative to the project folder."""
@@ -162,6 +170,58 @@ def _section(cls: type, data: Any, name: str, where: Path | str) -> Any:
     return cls(**values)
 
 
+REFERENCE_PHRASEBOOK = "phrasebook.ru"   # the complete one: every other has its keys
+
+
+def check_phrase_data(rules: RuleOptions, where: str) -> None:
+    """The grammar and the phrasebook `rules` name load (from the run's phrase
+    data), and the phrasebook has every sentence the game may say: a wrong name
+    fails where the rules are read (the settings, --set, a journal's header),
+    not mid-game. The rules themselves are data and load no phrase files."""
+    _check_data(rules.grammar, rules.phrasebook, where, phrasedata.active())
+
+
+@lru_cache(maxsize=32)
+def _check_data(grammar: str, phrasebook: str, where: str, phrases: phrasedata.PhraseData) -> None:
+    from voicehost.phrasebook import load_phrasebook
+    from voicehost.phrases.grammar import load_grammar
+
+    for key, name, load in (("grammar", grammar, load_grammar), ("phrasebook", phrasebook, load_phrasebook)):
+        try:
+            loaded = load(name, phrases)
+        except (VoicehostError, KeyError, TypeError, ValueError) as exc:
+            detail = str(exc) if isinstance(exc, VoicehostError) else f"lacks {exc}"
+            raise ConfigError(f"{where}: '{key}' = {name!r} does not load: {' '.join(detail.split())}") from None
+        if key == "phrasebook":
+            reference = load_phrasebook(REFERENCE_PHRASEBOOK, phrases)
+            for section in ("say", "explain"):
+                missing = sorted(set(getattr(reference, section)) - set(getattr(loaded, section)))
+                if missing:
+                    raise ConfigError(f"{where}: 'phrasebook' = {name!r} is not a phrasebook: "
+                                      f"[{section}] lacks {', '.join(missing[:5])}"
+                                      f"{' …' if len(missing) > 5 else ''}")
+
+
+def load_phrase_file(data: PhraseData, filename: str) -> None:
+    """Load a phrase file as the game would, so what it says is checked now."""
+    from voicehost.livetexts import live_texts
+    from voicehost.phrasebook import load_phrasebook
+    from voicehost.phrases.grammar import load_grammar, load_numbers
+    from voicehost.phrases.host import load_host_grammar
+
+    name = filename.removesuffix(".toml")
+    what = phrasedata.kind(filename)
+    if what == "number words":
+        load_numbers(filename, data)
+    elif what == "phrasebook":
+        load_phrasebook(name, data)
+        live_texts(name, data)
+    elif what == "host grammar":
+        load_host_grammar(name.removeprefix("host."), data)
+    else:
+        load_grammar(name, data)
+
+
 def load_config(path: Path | None) -> Config:
     if path is None:
         return Config()
@@ -181,7 +241,7 @@ def load_config(path: Path | None) -> Config:
                     data.get("series_dir", "series"), tuple(overrides.items()), **sections, source=str(path),
                     grammars_dir=data.get("grammars_dir", ""))
     phrases = PhraseData(club=phrasedata.club_folder(path, config.grammars_dir, config.path))
-    phrasedata.check_club(phrases)   # a club's phrase files are settings too: checked now
+    phrasedata.check_club(phrases, load_phrase_file)   # a club's phrase files are settings too: checked now
     config = replace(config, phrases=phrases)
     try:
         with phrasedata.using(phrases):

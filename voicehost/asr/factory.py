@@ -4,7 +4,6 @@ captions recognizer beside it when `[asr] captions` allows, warmed up."""
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from voicehost.asr.choice import (
     TRIGGER_WEIGHT,
@@ -18,7 +17,7 @@ from voicehost.asr.choice import (
     usable_cores,
 )
 from voicehost.asr.committer import FOUR_MAFIA, Meaning, SpeechLimits, exact_text, rule_meaning
-from voicehost.asr.model_files import AsrError, load_model, model_knows, model_problem
+from voicehost.asr.model_files import AsrError, SpeechModel, load_model, model_knows, model_problem
 from voicehost.asr.vosk import CaptionedRecognizer, VoskRecognizer
 from voicehost.config import AsrSettings, Config
 from voicehost.phrases.grammar import load_grammar
@@ -67,7 +66,7 @@ def recognizer_for(config: Config, rules: RuleOptions) -> tuple[VoskRecognizer |
     return recognizer, missing
 
 
-def listening_recognizer(model: Any, settings: AsrSettings, phrases: list[str],
+def listening_recognizer(model: SpeechModel, settings: AsrSettings, phrases: list[str],
                          limits: SpeechLimits = FOUR_MAFIA, meaning: Meaning = exact_text,
                          fillers: list[str] | None = None, heard: list[str] | None = None,
                          weights: dict[str, int] | None = None) -> VoskRecognizer:

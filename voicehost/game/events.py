@@ -13,9 +13,9 @@ from enum import StrEnum
 from voicehost.errors import InputError
 from voicehost.game.model import SEATS
 from voicehost.jsontypes import JSONObject
+from voicehost.names import check_name
 from voicehost.phrases.words import Word, parse_word, parse_words
 from voicehost.refusals import RefuseKey
-from voicehost.series.names import check_name
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
+from voicehost.config import check_phrase_data
 from voicehost.errors import JournalError
 from voicehost.jsonio import loads_strict
 from voicehost.jsontypes import JSONObject, JSONValue
@@ -363,7 +364,9 @@ def header_rules(header: JSONObject, where: str) -> RuleOptions:
     name = rules.pop("name", header.get("ruleset", "4mafia"))
     if not isinstance(name, str):
         raise JournalError(f"{where}: the header's ruleset is not a name")
-    return rules_for(name, rules, where=f"{where} header")
+    checked = rules_for(name, rules, where=f"{where} header")
+    check_phrase_data(checked, f"{where} header")
+    return checked
 
 
 def checked_entry(number: int, entry: JSONObject, where: Path) -> Entry:

@@ -34,7 +34,7 @@ from voicehost.rules import RuleOptions
 
 if TYPE_CHECKING:
     from voicehost.live.listening import Microphones
-    from voicehost.web.series import EveningPage
+    from voicehost.web.evening import EveningPage
     from voicehost.web.server import PageServer
 
 log = logging.getLogger(__name__)
@@ -200,7 +200,7 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
     stop = asyncio.Event()
     shared: EveningPage | None = None
     if evening is not None and options.page:   # the page stays up, and its phones paired, all evening
-        from voicehost.web.series import EveningPage
+        from voicehost.web.evening import EveningPage
 
         shared = EveningPage(evening, config, lan=options.lan, port=options.port, out=options.out, lines=lines)
     try:
@@ -296,7 +296,7 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
 
 async def _recording(config: Config, rules: RuleOptions, options: RunOptions) -> int:
     from voicehost.audio import WavFileChannels, WavFileSource
-    from voicehost.game.variants.base import variant_for
+    from voicehost.game.variants import variant_for
     from voicehost.live.listening import HostScript, play_channels, play_recording, recognizer_for
     from voicehost.live.seats import SeatVoices
 

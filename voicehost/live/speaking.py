@@ -14,12 +14,12 @@ from voicehost.game import narration
 from voicehost.game.keys import Key
 from voicehost.game.model import Output, OutputKind
 from voicehost.game.moderator import Moderator
+from voicehost.game.narration import verdict_values
 from voicehost.journal import revision
 from voicehost.jsontypes import JSONObject
 from voicehost.live.clock import Clock
 from voicehost.live.playback import Speaker
 from voicehost.live.texts import live_texts
-from voicehost.phrasebook import verdict_values
 from voicehost.phrases.listener import Nomination, Reason
 from voicehost.rules import Silence
 from voicehost.tts import Voice, VoiceError

@@ -400,4 +400,4 @@ def open_table(rules: RuleOptions, journal: Path, *, resume: bool) -> tuple[Mode
     return new_game(rules), new_writer(rules, journal), [], []
 
 
-__all__ = ["JournalWriter", "LiveTable", "TableStopped", "open_table"]  # JournalWriter: bench.py imports it here
+__all__ = ["JournalWriter", "LiveTable", "TableStopped", "open_table"]  # JournalWriter: the benches import it here

@@ -24,13 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from voicehost.bench import percentile, source_tool
+from voicehost.bench.source import source_tool
+from voicehost.bench.stats import percentile
 
 if TYPE_CHECKING:
     from voicehost.asr import Recognizer
     from voicehost.audio import Frame
+    from voicehost.bench.latency import TimingSink
     from voicehost.channels import Channel
-    from voicehost.latency_bench import _TimingSink
     from voicehost.live import LiveTable
     from voicehost.live.playback import Speaker
     from voicehost.live.telling import Listener
@@ -184,10 +185,10 @@ def _ticking(live: LiveTable) -> Callable[[], bool]:
     return lambda: live.tick() is not None
 
 
-async def _one_run(make: Callable[[], Recognizer], speaker: Speaker, sink: _TimingSink, channels: np.ndarray,
+async def _one_run(make: Callable[[], Recognizer], speaker: Speaker, sink: TimingSink, channels: np.ndarray,
                    segments: list[Segment], tally: Tally) -> None:
+    from voicehost.bench.latency import day_game
     from voicehost.channels import Channel, Input
-    from voicehost.latency_bench import day_game
     from voicehost.live import AudioClock, LiveTable
     from voicehost.live.listening import close_recognizer
     from voicehost.live.pipeline import Timing, hear_channels
@@ -230,7 +231,7 @@ def seats(runs: int = 3) -> None:
 
     from voicehost.asr import VoskRecognizer, load_model
     from voicehost.audio import read_wav
-    from voicehost.latency_bench import _model_dir, _pick_voice, _TimingSink, day_game
+    from voicehost.bench.latency import TimingSink, day_game, model_and_config, pick_voice
     from voicehost.live.playback import Speaker
     from voicehost.live.speaking import prerender
     from voicehost.phrases.grammar import load_grammar
@@ -241,9 +242,9 @@ def seats(runs: int = 3) -> None:
     grammar = load_grammar("ru")
     channels, segments = build(transcript, np.frombuffer(read_wav(fixture.FIXTURE).pcm, dtype="<i2"),
                                lambda word: _number(grammar.number(stand_ins[word])))
-    model_dir, config = _model_dir()
-    sink = _TimingSink()
-    speaker = Speaker(_pick_voice(config), sink, None, time.perf_counter)
+    model_dir, config = model_and_config()
+    sink = TimingSink()
+    speaker = Speaker(pick_voice(config), sink, None, time.perf_counter)
     prerender(speaker, day_game(), config.path("models/.phrase-cache"))
     model = load_model(model_dir, low_latency_cache=config.path("models/.low-latency"))
 

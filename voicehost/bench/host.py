@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from voicehost.audio import RATE
-from voicehost.bench import source_tool
+from voicehost.bench.source import source_tool
+from voicehost.bench.stats import percentile
 from voicehost.phrases.host import HostGrammar, load_host_grammar
 
 # (stand-in words, what they say): pause, resume, a foul, its undo
@@ -108,8 +109,6 @@ def host_command_latency(model: Any, voice_engine: Any, game: Any, cache: Path, 
 
 def host_line(latencies: list[float], commands: int) -> str:
     """The bench's line: `host command -> confirmation: p50 X ms, p95 Y ms`, then how many were confirmed."""
-    from voicehost.bench import percentile
-
     if not latencies:
         return f"host command -> confirmation: none of {commands} commands confirmed (target p50 <= 800 ms)"
     return (f"host command -> confirmation: p50 {1000 * percentile(latencies, 0.5):.0f} ms, "
