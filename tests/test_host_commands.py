@@ -163,3 +163,22 @@ def test_every_refusal_reads_in_the_tables_language(reason, book):
 def test_the_grammar_lists_every_word_a_command_may_hold():
     words = RU.words()
     assert {"фол", "за", "подъем", "пауза", "подтверждаю", "ведущий", "седьмого", "четыре", "голосов"} <= words
+
+
+def test_a_clubs_host_grammar_goes_over_the_shipped_one_and_a_typo_is_named(tmp_path):
+    from voicehost.config import load_phrase_file
+    from voicehost.errors import ConfigError
+    from voicehost.phrasedata import PhraseData, check_club
+
+    club = tmp_path / "grammars"
+    club.mkdir()
+    (club / "host.ru.toml").write_text('[controls]\npause = ["перерыв"]\nresume = ["продолжаем"]\nnext = ["дальше"]\n'
+                                       'undo = ["отмена"]\nconfirm = ["подтверждаю"]\n', "utf-8")
+    data = PhraseData(club=club)
+    check_club(data, load_phrase_file)
+    grammar = load_host_grammar("ru", data)
+    assert parse_host(["перерыв"], grammar).control == "pause"
+    assert parse_host(["фол", "третьему"], grammar).event == {"type": "foul", "seat": 3}   # the rest is shipped
+    (club / "host.ru.toml").write_text('[controlz]\npause = ["перерыв"]\n', "utf-8")
+    with pytest.raises(ConfigError, match="controlz"):
+        check_club(data, load_phrase_file)
