@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
 
-from voicehost.asr.model_files import model_knows
+from voicehost.asr.model_files import SpeechModel, model_knows
 from voicehost.audio import RATE
 
 UNK = "[unk]"
@@ -17,7 +16,7 @@ class CommandRecognizer:
     """`words`: what a command may hold; the model's other words are "[unk]"
     and left out of the utterance (an utterance of nothing else is no command)."""
 
-    def __init__(self, model: Any, words: Iterable[str]) -> None:
+    def __init__(self, model: SpeechModel, words: Iterable[str]) -> None:
         import vosk
 
         known = sorted(w for w in set(words) if model_knows(model, w))

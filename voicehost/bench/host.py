@@ -12,12 +12,19 @@ import asyncio
 import dataclasses
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from voicehost.audio import RATE
+from voicehost.audio import RATE, Clip
 from voicehost.bench.source import source_tool
 from voicehost.bench.stats import percentile
 from voicehost.phrases.host import HostGrammar, load_host_grammar
+
+if TYPE_CHECKING:
+    from voicehost.asr.model_files import SpeechModel
+    from voicehost.game.moderator import Moderator
+    from voicehost.live import AudioClock, LiveTable
+    from voicehost.live.hostvoice import HostVoice
+    from voicehost.tts import Voice
 
 # (stand-in words, what they say): pause, resume, a foul, its undo
 COMMANDS = [("라디오", "пауза"), ("라모", "продолжаем"), ("게임 어제", "фол третьему"), ("버스", "отмена")]
@@ -52,7 +59,7 @@ def _audio(rounds: int) -> tuple[bytes, list[float]]:
     return np.clip(samples, -32768, 32767).astype("<i2").tobytes(), ends
 
 
-async def _play(live: Any, voice: Any, pcm: bytes, clock: Any) -> float:
+async def _play(live: LiveTable, voice: HostVoice, pcm: bytes, clock: AudioClock) -> float:
     """The host's channel, paced as a microphone hands it over; returns when it started."""
     step = int(RATE * CHUNK) * 2
     t0 = time.perf_counter()
@@ -68,7 +75,8 @@ async def _play(live: Any, voice: Any, pcm: bytes, clock: Any) -> float:
     return t0
 
 
-def host_command_latency(model: Any, voice_engine: Any, game: Any, cache: Path, rounds: int = 5) -> list[float]:
+def host_command_latency(model: SpeechModel, voice_engine: Voice, game: Moderator, cache: Path,
+                         rounds: int = 5) -> list[float]:
     """Seconds from each command's end to the first sample of its confirmation (earpiece or table)."""
     from voicehost.asr.commands import CommandRecognizer
     from voicehost.game.moderator import new_game
@@ -121,9 +129,9 @@ class _Sink:
     """Takes the audio as a device would, noting when each clip's first sample arrives."""
 
     def __init__(self) -> None:
-        self.played: list[tuple[float, object]] = []
+        self.played: list[tuple[float, Clip]] = []
 
-    def play(self, clip: Any) -> None:
+    def play(self, clip: Clip) -> None:
         self.played.append((time.perf_counter(), clip))
 
     def close(self) -> None:

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Protocol
+from typing import Protocol
 
+from voicehost.asr.model_files import SpeechModel
 from voicehost.audio import RATE
 from voicehost.config import Config
 from voicehost.errors import VoicehostError
@@ -140,7 +141,7 @@ class HostVoice:
 
 
 
-def host_voice(config: Config, live: LiveTable, model: Any) -> HostVoice | None:
+def host_voice(config: Config, live: LiveTable, model: SpeechModel | None) -> HostVoice | None:
     """The host's spoken commands at this table, listening on `model`: on the
     host's channel if `[audio] channels` maps one, else behind `[host] wake_word`
     on the shared microphone; None when neither is set (commands are off)."""
@@ -149,7 +150,7 @@ def host_voice(config: Config, live: LiveTable, model: Any) -> HostVoice | None:
 
     wake_word = normalize(config.host.wake_word)
     channel = config.audio.channels.host is not None
-    if not channel and not wake_word:
+    if model is None or (not channel and not wake_word):
         return None
     grammar = load_host_grammar(live.game.rules.language)
     words = grammar.words() | set((wake_word or grammar.wake_word).split())
@@ -159,9 +160,11 @@ def host_voice(config: Config, live: LiveTable, model: Any) -> HostVoice | None:
     return voice
 
 
-def model_of(recognizer: object) -> Any:
+def model_of(recognizer: object) -> SpeechModel | None:
     """The loaded model a table's recognizer decodes with (shared, loaded once)."""
-    return getattr(recognizer, "model", None) or getattr(getattr(recognizer, "decider", None), "model", None)
+    model: SpeechModel | None = getattr(recognizer, "model", None) or getattr(
+        getattr(recognizer, "decider", None), "model", None)
+    return model
 
 
 __all__ = ["Commands", "HostVoice", "host_voice", "model_of"]

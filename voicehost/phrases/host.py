@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from voicehost.errors import DataError, InputError
+from voicehost.jsontypes import JSONObject
 from voicehost.phrasedata import PhraseData, source
 from voicehost.phrases.grammar import normalize
 from voicehost.refusals import RefuseKey
@@ -56,14 +57,14 @@ class HostGrammar:
 class HostCommand:
     """What an utterance makes: an event (its §4 JSON) or a control."""
 
-    event: dict[str, Any] | None = None
+    event: JSONObject | None = None
     control: str | None = None
 
     @property
     def needs_confirm(self) -> bool:
         return self.event is not None and self.event.get("type") in NEEDS_CONFIRM
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         if self.event is not None:
             return {"accepted": True, "event": self.event}
         return {"accepted": True, "control": self.control}
@@ -255,7 +256,7 @@ def _command(said: list[str], grammar: HostGrammar) -> HostCommand | None:
 
 def _votes(said: list[str], grammar: HostGrammar) -> HostCommand:
     """`за <seat> <count>` repeated: the tally (the last candidate may be left out)."""
-    counts: dict[str, int] = {}
+    counts: JSONObject = {}
     at = 0
     while at < len(said):
         length = _starts(said, at, grammar.each_vote)
