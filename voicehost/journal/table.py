@@ -151,8 +151,13 @@ def _to_the_millisecond(event: Heard, now: float, game_now: float) -> tuple[Hear
 
 
 def last_host_input(entries: list[Entry]) -> int | None:
+    """The last input an undo may take back: the seating and the deal belong
+    to the time before the game, so nothing before the deal is reached."""
     for index in range(len(entries) - 1, -1, -1):
-        if entries[index].event.get("type") in HOST_INPUTS:
+        kind = entries[index].event.get("type")
+        if kind == "setup":
+            return None
+        if kind in HOST_INPUTS:
             return index
     return None
 

@@ -328,8 +328,9 @@ class LiveTable(Notices):
         if self.undoing:  # one undo at a time: two would take back the same input twice
             raise self._refusal(GameError, "undo_busy")
         kept = self.journaled.undo_plan()
-        if kept is None:
-            raise self._refusal(GameError, "nothing_to_undo")
+        if kept is None:   # the seating and the deal are not the game's to take back
+            dealt = any(entry.event.get("type") == "setup" for entry in self.entries)
+            raise self._refusal(GameError, "nothing_to_undo_dealt" if dealt else "nothing_to_undo")
         return kept
 
     def _undo_finish(self, rebuilt: Moderator, mark: int, heard: Sequence[str] = ()) -> JSONObject:

@@ -81,8 +81,11 @@ class Hub:
         return [s for s in self.suggestions if s["open"]][-10:]
 
     def host_view(self, session: Session) -> dict[str, Any]:
+        # The device's choice as it stands now: a live socket keeps the session it
+        # connected with, so "Показать роли" on another request never reached it.
+        reveal = self.access.reveal.get(session.id, False) if self.access is not None else session.reveal_roles
         with self.live.lock:
-            state = host_state(self.live, self.texts, reveal_roles=session.reveal_roles and not session.readonly,
+            state = host_state(self.live, self.texts, reveal_roles=reveal and not session.readonly,
                                csrf=session.csrf, log=self.log, suggestions=self.open_suggestions(),
                                answers_dismissed=self.answers_dismissed)
         if session.readonly:

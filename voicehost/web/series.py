@@ -34,7 +34,8 @@ from voicehost.web.validate import Refusal, read_json
 log = logging.getLogger("voicehost.web.server")
 EVENING_FILE = "evening"        # series/NAME/evening.devices and evening.tls.pem: the page's keys for an evening
 EVENING_HOURS = 12.0            # a devices file untouched longer than this belongs to an evening gone by
-PUBLIC_COLUMNS = ("place", "name", "games", "wins", "points", "coefficient", "bests", "worsts", "decided_by")
+PUBLIC_COLUMNS = ("place", "name", "games", "wins", "points", "coefficient", "bests", "worsts", "best_moves",
+                  "decided_by")
 
 
 @dataclass

@@ -13,15 +13,9 @@ from voicehost.web.texts import Texts
 
 
 def seat_names(live: LiveTable) -> dict[int, str]:
-    """The players' names the host entered (the journal's `names` inputs; "" takes one back)."""
-    names: dict[int, str] = {}
-    for entry in live.entries:
-        event = entry.event
-        given = event.get("names")
-        if event.get("type") == "names" and isinstance(given, dict):
-            for seat, name in given.items():
-                names[int(seat)] = str(name).strip()
-    return {seat: name for seat, name in sorted(names.items()) if name}
+    """The players' names as the game keeps them: a series' seating and the
+    host's `names` inputs alike (the seating's names never reached a tile)."""
+    return {seat: name for seat, name in sorted(live.game.state.record.names.items()) if name}
 
 
 def _floor(live: LiveTable, texts: Texts) -> JSONOutObject | None:

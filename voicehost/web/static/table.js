@@ -109,6 +109,8 @@ function render(s) {
     return;
   }
   const names = s.names || {};
+  document.body.classList.toggle("over", !!s.over);
+  document.body.classList.toggle("seated", Object.keys(names).length > 0);   // between games: the standings, then the seats
   const when = s.over || (!s.day && !s.is_night) ? "" : (s.is_night ? T("night_n", { night: s.night }) + " · " : T("day_n", { day: s.day }) + " · ");
   setText("phase", (s.is_night && !s.roles_mode ? s.phase : when + s.phase) + (s.paused ? " · " + T("paused") : ""));
   base = { floor: s.floor, paused: s.paused, at: Date.now() };
