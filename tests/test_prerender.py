@@ -237,5 +237,6 @@ def test_the_key_registry_prerenders_the_lines_once_listed_by_hand(name, overrid
     fixed |= {game.book.render(o) for o in speaking._answers(game)} | set(speaking.corrections(game))
     said = live_texts(game.rules.phrasebook)
     fixed |= {said.text("journal_failed_say"), said.text("journal_rewritten_say")}
+    fixed |= set(speaking.host_lines(game))   # the host's spoken commands said back (SPEC §7.2)
     assert set(fixed_phrases(game)) == fixed
     assert set(rare_phrases(game)) == rare - fixed

@@ -96,6 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--explain", action="store_true", help="say why a nomination was refused")
     _rules_args(check)
 
+    command = sub.add_parser("check-command", help="judge one spoken command of the host (SPEC §7.2)")
+    command.add_argument("--text", required=True, help="the host's words, as heard")
+    command.add_argument("--wake", action="store_true",
+                         help="a shared microphone: the command must start with the wake word")
+    _rules_args(command)
+
     sim = sub.add_parser("simulate", help="play a whole game from a JSON Lines script")
     sim.add_argument("script", metavar="SCRIPT.jsonl")
     sim.add_argument("--protocol", type=Path, default=None, metavar="OUT.json")
@@ -191,6 +197,14 @@ def cmd_check_phrase(args: argparse.Namespace) -> int:
     sys.stdout.write(check_phrase_lines(
         _rules(args), source=args.input, text=args.text, alive=args.alive, nominated=args.nominated,
         already_nominated=args.already_nominated_by_speaker, limit=args.limit, explain=args.explain))
+    return 0
+
+
+def cmd_check_command(args: argparse.Namespace) -> int:
+    from voicehost.game.host import check_command
+
+    config, rules = load_settings(args.config, args.ruleset, args.overrides)
+    sys.stdout.write(check_command(args.text, rules, wake=args.wake, wake_word=config.host.wake_word))
     return 0
 
 
@@ -362,7 +376,8 @@ def cmd_models(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"check-phrase": cmd_check_phrase, "simulate": cmd_simulate, "replay": cmd_replay,
+COMMANDS = {"check-phrase": cmd_check_phrase, "check-command": cmd_check_command, "simulate": cmd_simulate,
+            "replay": cmd_replay,
             "bench": cmd_bench, "run": cmd_run, "train": cmd_train, "devices": cmd_devices, "serve": cmd_serve,
             "models": cmd_models, "export": cmd_export, "standings": cmd_standings, "series": cmd_series}
 

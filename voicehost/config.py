@@ -67,6 +67,13 @@ class NamesSettings:
 
 
 @dataclass(frozen=True)
+class HostSettings:
+    # SPEC §7.2: with one microphone, an utterance that starts with this word is
+    # the host's command, said back aloud; "" = no spoken commands on a shared microphone.
+    wake_word: str = ""
+
+
+@dataclass(frozen=True)
 class Config:
     ruleset: str = "4mafia"
     journal_dir: str = "journals"
@@ -77,6 +84,7 @@ class Config:
     tts: TtsSettings = field(default_factory=TtsSettings)
     web: WebSettings = field(default_factory=WebSettings)
     names: NamesSettings = field(default_factory=NamesSettings)
+    host: HostSettings = field(default_factory=HostSettings)
     source: str = ""              # the file these settings came from ("" = the defaults)
     grammars_dir: str = ""        # a club's phrase files; "" = grammars/ beside the file, if any
     phrases: PhraseData = field(default_factory=PhraseData)   # the shipped files, the club's over them
@@ -122,7 +130,7 @@ class Config:
 
 
 SECTIONS = {"audio": AudioSettings, "asr": AsrSettings, "tts": TtsSettings, "web": WebSettings,
-            "names": NamesSettings}
+            "names": NamesSettings, "host": HostSettings}
 CHOICES = {("asr", "mode"): ("auto", "grammar", "open"), ("asr", "captions"): ("auto", "on", "off")}
 SWITCHES = {("asr", "captions")}  # choices where a TOML boolean means "on" or "off"
 # (section, key): (lowest, highest) for numbers
@@ -199,6 +207,7 @@ def load_phrase_file(data: PhraseData, filename: str) -> None:
     from voicehost.livetexts import live_texts
     from voicehost.phrasebook import load_phrasebook
     from voicehost.phrases.grammar import load_grammar, load_numbers
+    from voicehost.phrases.host import load_host_grammar
 
     name = filename.removesuffix(".toml")
     what = phrasedata.kind(filename)
@@ -207,6 +216,8 @@ def load_phrase_file(data: PhraseData, filename: str) -> None:
     elif what == "phrasebook":
         load_phrasebook(name, data)
         live_texts(name, data)
+    elif what == "host grammar":
+        load_host_grammar(name.removeprefix("host."), data)
     else:
         load_grammar(name, data)
 

@@ -107,11 +107,13 @@ def source(folder: Path | PhraseData | None) -> PhraseData:
 
 
 def kind(filename: str) -> str:
-    """A phrase file's kind, by its name: numbers.*, phrasebook.*, else a grammar."""
+    """A phrase file's kind, by its name: numbers.*, phrasebook.*, host.* (the host's commands), else a grammar."""
     if filename.startswith("numbers."):
         return "number words"
     if filename.startswith("phrasebook."):
         return "phrasebook"
+    if filename.startswith("host."):
+        return "host grammar"
     return "grammar"
 
 

@@ -369,6 +369,15 @@ def _open_vocabulary(rig: _Rig) -> None:
     print(f"peak RSS with the open recognizer too: {peak_rss_mb():.0f} MB")
 
 
+def _host_commands(rig: _Rig, rounds: int = 5) -> None:
+    """SPEC §7.2: a spoken host command to the first sample of its confirmation (voicehost.bench.host)."""
+    from voicehost.bench.host import COMMANDS, host_command_latency, host_line
+
+    cache = model_and_config()[1].path("models/.phrase-cache")
+    got = host_command_latency(rig.model, rig.voice, day_game(), cache, rounds)
+    print(host_line(got, rounds * len(COMMANDS)))
+
+
 def latency(runs: int = 3, mode: str = "grammar", compare: bool = True) -> None:
     load_before = os.getloadavg()
     rig = _rig(runs)
@@ -384,6 +393,7 @@ def latency(runs: int = 3, mode: str = "grammar", compare: bool = True) -> None:
           f"with the model loaded is where a peak comes from){': ' if synthesized else ''}"
           f"{' | '.join(dict.fromkeys(synthesized))}")
     _captions_run(rig, plain_cpu)
+    _host_commands(rig)
     load_after = os.getloadavg()
     print(f"load average (1 min) before/after: {load_before[0]:.2f}/{load_after[0]:.2f} on {os.cpu_count()} "
           f"cores (figures are noisy on a busy machine)")

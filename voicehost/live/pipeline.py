@@ -54,9 +54,16 @@ class _Route(Protocol[ItemIn]):
 
 
 class _Shared:
-    """One microphone (or a mono file): every chunk is the recognizer's, every word the speaker's."""
+    """One microphone (or a mono file): every chunk is the recognizer's, every
+    word the speaker's; with a wake word set, the host's commands hear it too
+    (SPEC §7.2, the hearing stage's `host_audio`)."""
+
+    def __init__(self, offset: Callable[[], float]) -> None:
+        self.offset = offset
 
     def audio(self, live: LiveTable, item: bytes, t: float) -> bytes:
+        if live.hearing.host_audio is not None:
+            live.hearing.host_audio(item, self.offset() + t)
         return item
 
     def tag(self, words: Words) -> Words:
@@ -88,7 +95,7 @@ async def _hear(live: LiveTable, items: Iterator[Item], recognizer: Recognizer, 
 
 async def hear_audio(live: LiveTable, chunks: Iterator[bytes], recognizer: Recognizer, timing: Timing) -> None:
     """One microphone or a mono recording through the pipeline."""
-    await _hear(live, chunks, recognizer, timing, _Shared())
+    await _hear(live, chunks, recognizer, timing, _Shared(timing.offset))
 
 
 def _deliver(live: LiveTable, words: Words, shift: float, lenient: bool) -> None:

@@ -22,6 +22,7 @@ from voicehost.game.model import Phase
 from voicehost.live.clock import AudioClock, GameClock
 from voicehost.live.commands import parse_roles
 from voicehost.live.evening import Evening
+from voicehost.live.hostvoice import host_voice, model_of
 from voicehost.live.parts import RunOptions, build
 from voicehost.live.stdin import line_queue
 from voicehost.live.table import LiveTable
@@ -252,6 +253,7 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
         terminal.write(live.texts.text("evening_start", count=len(evening.series.game_files()) + 1,
                                        name=evening.series.name))
     hearing_stopped = False
+    voice = host_voice(config, live, model_of(hearing.recognizer)) if hearing is not None else None
     microphone: asyncio.Task[None] | None = None
     verdict = None
     try:
@@ -278,6 +280,8 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
         if microphone is not None:   # it stops after the chunk it is reading (40 ms)
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(asyncio.shield(microphone), 5)
+        if voice is not None:
+            await voice.settled()
         await _finish(live)
     if interrupted:
         terminal.write(live.texts.text("interrupted"))
@@ -306,6 +310,7 @@ async def _recording(config: Config, rules: RuleOptions, options: RunOptions) ->
     live.bind(asyncio.get_running_loop())
     terminal = Terminal(live, options.out, protocol=options.protocol)
     terminal.asked = True  # nobody to ask: a recording has no host at the keyboard
+    voice = host_voice(config, live, model_of(recognizer))   # the host's spoken commands, if any
     try:
         _deal_from_options(live, options)
         if isinstance(source, WavFileChannels):
@@ -313,8 +318,12 @@ async def _recording(config: Config, rules: RuleOptions, options: RunOptions) ->
             await play_channels(live, source, recognizer, host, clock, voices)
         else:
             await play_recording(live, source, recognizer, host, clock)
+        if voice is not None:
+            voice.finish(live.game.now)
     finally:
         source.close()
+        if voice is not None:
+            await voice.settled()
         await _finish(live)
     terminal.goodbye()
     options.out.write(summary(live) + "\n")

@@ -29,7 +29,7 @@ import asyncio
 import logging
 import math
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -151,8 +151,9 @@ class LiveTable(Notices):
         """The loop that owns the table from now on (the live game's)."""
         self.loop = self._answers.loop = loop
 
-    def apply(self, event: Event) -> list[Output]:
-        """A host or player input. Timers already due are said first, so an
+    def apply(self, event: Event, heard: Sequence[str] = ()) -> list[Output]:
+        """A host or player input (`heard`: the host's spoken words that made
+        it, journaled with it). Timers already due are said first, so an
         input that is refused (it raises, and changes nothing) never swallows
         an announcement."""
         self._check_open()
@@ -161,13 +162,13 @@ class LiveTable(Notices):
         if self.game.phase is Phase.SETUP:  # the game's time starts at the deal
             if isinstance(event, Setup):
                 self.clock.restart(self.game.now + self.lag)
-            return self._input(event, self.game.now)
-        return self._input(event, self.game_now())
+            return self._input(event, self.game.now, heard)
+        return self._input(event, self.game_now(), heard)
 
-    def _input(self, event: Event, now: float) -> list[Output]:
+    def _input(self, event: Event, now: float, heard: Sequence[str] = ()) -> list[Output]:
         self.tick_to(now)
         with self.lock:
-            outputs = self.journaled.apply(event, now)
+            outputs = self.journaled.apply(event, now, heard=heard)
         self._answers.answer(outputs)
         return outputs
 
@@ -304,12 +305,12 @@ class LiveTable(Notices):
 
     # ------------------------------------------------------------ undo
 
-    def undo(self) -> JSONObject:
+    def undo(self, heard: Sequence[str] = ()) -> JSONObject:
         """Take back the last host input, rebuilding on this thread (tools, tests)."""
         kept = self._undo_plan()
-        return self._undo_finish(rebuild(self.game.rules, kept), len(self.entries))
+        return self._undo_finish(rebuild(self.game.rules, kept), len(self.entries), heard)
 
-    async def undo_async(self) -> JSONObject:
+    async def undo_async(self, heard: Sequence[str] = ()) -> JSONObject:
         """Take back the last host input; the game is rebuilt off the loop while
         words go on being heard (host inputs wait for it)."""
         kept = self._undo_plan()
@@ -320,7 +321,7 @@ class LiveTable(Notices):
             rebuilt = await loop.run_in_executor(None, rebuild, self.game.rules, kept)
         finally:
             self.undoing = False
-        return self._undo_finish(rebuilt, mark)   # with the words heard while rebuilding
+        return self._undo_finish(rebuilt, mark, heard)   # with the words heard while rebuilding
 
     def _undo_plan(self) -> list[Entry]:
         self._check_open()
@@ -332,9 +333,9 @@ class LiveTable(Notices):
             raise self._refusal(GameError, "nothing_to_undo_dealt" if dealt else "nothing_to_undo")
         return kept
 
-    def _undo_finish(self, rebuilt: Moderator, mark: int) -> JSONObject:
+    def _undo_finish(self, rebuilt: Moderator, mark: int, heard: Sequence[str] = ()) -> JSONObject:
         with self.lock:
-            undone = self.journaled.finish_undo(rebuilt, mark, self.game_now())
+            undone = self.journaled.finish_undo(rebuilt, mark, self.game_now(), heard)
             self._mark = None
         assert undone is not None
         said = Output(self.game.now, OutputKind.SAY, "undone", undone.get("type") in NIGHT_INPUTS,
@@ -376,6 +377,10 @@ class LiveTable(Notices):
         self._check_journal()
 
     # ------------------------------------------------------------ output
+
+    def tell(self, outputs: list[Output]) -> None:
+        """Say and show what no input made (a host command said back, its refusal)."""
+        self._emit(outputs)
 
     def _emit(self, outputs: list[Output], *, changed: bool = False) -> None:
         self._answers.emit(outputs, changed=changed)
