@@ -68,9 +68,7 @@ def test_own_voice_is_an_echo_with_the_default_listen_lag():
 
     async def scenario():
         live.bind(asyncio.get_running_loop())
-        stop = threading.Event()
-        thread = threading.Thread(target=listen, args=(live, FakeMicrophone(), FakeRecognizer(), clock, stop))
-        thread.start()
+        microphone = asyncio.create_task(listen(live, FakeMicrophone(), FakeRecognizer(), clock, lambda: False))
         try:
             await async_wait_for(lambda: mic_started)
             live.apply_json({"type": "setup", "roles": ROLES})
@@ -86,7 +84,7 @@ def test_own_voice_is_an_echo_with_the_default_listen_lag():
             assert live.game.floor.seat == 1
         finally:
             heard.put(None)
-            await asyncio.get_running_loop().run_in_executor(None, thread.join, 10)
+            await asyncio.wait_for(microphone, 10)
 
     run_async(scenario(), 30)
     speaker.close()
@@ -235,22 +233,35 @@ def test_during_an_undo_host_inputs_wait_and_words_are_kept(monkeypatch):
     assert [e.event["type"] for e in live.entries].count("foul") == 0
 
 
-def test_microphone_words_are_posted_to_the_loop():
+def test_microphone_words_are_heard_on_the_loop_the_recognizer_off_it():
+    """The input pipeline runs the recognizer in an executor and the table
+    changes on the loop's thread only (issue 27.3: no thread posting words)."""
+    from voicehost.live.pipeline import Timing, hear_audio
+
     live = LiveTable(new_game(rules_for("4mafia")), AudioClock())
     live.apply_json({"type": "setup", "roles": ROLES})
     until(live, Phase.SPEECH)
-    owner = []
+    owner, recognizing = [], []
+    start = live.game.now
+
+    class Recognizer:
+        audio_time = 0.0
+
+        def accept(self, chunk):
+            recognizing.append(threading.current_thread())
+            return [Word("спасибо", 1, 1.4)]
+
+        def finish(self):
+            return []
 
     async def scenario():
         live.bind(asyncio.get_running_loop())
         live.listeners.append(lambda outputs: owner.append(threading.current_thread()))
-        start = live.game.now
-        thread = threading.Thread(target=live.post_words, args=([Word("спасибо", start + 1, start + 1.4)],))
-        thread.start()
-        thread.join(5)
+        await hear_audio(live, iter([b"\0" * 640]), Recognizer(), Timing(lambda: start, lenient=True))
         await async_wait_for(lambda: live.game.floor.seat == 2)
     run_async(scenario(), 10)
     assert owner and all(t is threading.main_thread() for t in owner)
+    assert recognizing and threading.main_thread() not in recognizing
 
 
 # ------------------------------------------------------------------ typed play

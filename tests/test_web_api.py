@@ -229,6 +229,27 @@ def test_roles_hidden_until_revealed():
     run_async(go())
 
 
+def test_roles_revealed_stay_revealed_on_the_live_channel():
+    """The socket kept the session it connected with: the next push after
+    "Показать роли" hid the roles again until the page was reloaded."""
+    async def go():
+        async with page() as (client, live, access):
+            state = await paired(client, access)
+            ws = await client.ws_connect("/api/ws", headers={"Origin": client.origin})
+            first = json.loads(await asyncio.wait_for(ws.receive_str(), 5))["state"]
+            assert all("role" not in seat for seat in first["seats"])
+            await post(client, "/api/reveal", {"show": True}, state["csrf"])
+            assert (await post(client, "/api/input", {"type": "foul", "seat": 3}, state["csrf"])).status == 200
+            while True:   # the push the foul makes
+                message = json.loads(await asyncio.wait_for(ws.receive_str(), 5))
+                pushed = message.get("state", {})
+                if pushed and pushed["seats"][2]["fouls"] == 1:
+                    break
+            assert [s["role"] for s in pushed["seats"]][:4] == ["citizen", "mafia", "citizen", "don"]
+            await ws.close()
+    run_async(go())
+
+
 def test_protocol_downloads():
     async def go():
         async with page() as (client, live, access):

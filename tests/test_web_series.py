@@ -29,8 +29,10 @@ from voicehost.rules import rules_for
 from voicehost.series.store import Series
 from voicehost.web.access import PROOF_HEADER, Access, allowed_hosts
 from voicehost.web.devices import proof_mac
-from voicehost.web.series import EVENING_HOURS, EveningPage, SeriesDesk, add_series, fresh_evening, switch_table
+from voicehost.web.evening import EveningPage
+from voicehost.web.series import EVENING_HOURS, SeriesDesk, add_series, fresh_evening, switch_table
 from voicehost.web.server import Hub, make_app
+from voicehost.web.state import table_state
 
 ROSTER = ["Алиса", "Борис", "Вера", "Глеб", "Дина", "Егор", "Жанна", "Зоя", "Илья", "Кира", "Лёва"]
 REDS_OUT = (1, 3, 5, 6)   # four reds disqualified: the mafia wins at once
@@ -132,6 +134,11 @@ def test_seating_from_the_roster_by_lot_and_in_order(tmp_path):
             drawn = await post(client, "/api/series/seating", {"names": ROSTER[1:], "draw": True}, csrf)
             assert drawn.status == 200
             assert sorted(hub.live.game.state.record.names.values()) == sorted(ROSTER[1:])
+            names = hub.live.game.state.record.names
+            board = table_state(hub.live, hub.texts)   # what the TV and the overlay draw
+            assert {tile["seat"]: tile["name"] for tile in board["seats"]} == names
+            host = await (await client.get("/api/state")).json()
+            assert {tile["seat"]: tile["name"] for tile in host["seats"]} == names
             await post(client, "/api/input", {"type": "setup", "roles": ROLES}, csrf)
             late = await post(client, "/api/series/seating", {"names": ROSTER[:10], "draw": True}, csrf)
             assert "раздачи" in await refused(late, 409)

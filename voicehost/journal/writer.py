@@ -210,7 +210,8 @@ class Journal:
         """Held entries as lines, in their order: each stretch of words as runs,
         anything else (a clock mark) as a line of its own."""
         lines: list[JSONObject] = []
-        for is_word, group in groupby(self.held, key=lambda entry: entry.event.get("type") == "word"):
+        for (is_word, _), group in groupby(self.held, key=lambda entry: (entry.event.get("type") == "word",
+                                                                          entry.event.get("seat"))):
             stretch = list(group)
             for i in range(0, len(stretch), BATCH_WORDS if is_word else 1):
                 part = stretch[i:i + BATCH_WORDS] if is_word else stretch[i:i + 1]

@@ -14,7 +14,7 @@ from voicehost.game.protocol import protocol
 from voicehost.jsontypes import JSONOutObject
 from voicehost.live.table import LiveTable
 from voicehost.live.texts import LiveTexts
-from voicehost.series.names import check_name
+from voicehost.names import check_name
 from voicehost.series.render import standings_text
 from voicehost.series.store import Series
 

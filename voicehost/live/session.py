@@ -1,6 +1,6 @@
 """`voicehost run`, `serve` and `train`: the parts of a live game built from
 the settings, and one asyncio loop that owns the table, with one ticker, the
-terminal, the page and the microphone thread around it."""
+terminal, the page and the microphone's input pipeline around it."""
 from __future__ import annotations
 
 import argparse
@@ -11,7 +11,6 @@ import logging
 import shlex
 import signal
 import sys
-import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -23,6 +22,7 @@ from voicehost.game.model import Phase
 from voicehost.live.clock import AudioClock, GameClock
 from voicehost.live.commands import parse_roles
 from voicehost.live.evening import Evening
+from voicehost.live.hostvoice import host_voice, model_of
 from voicehost.live.parts import RunOptions, build
 from voicehost.live.stdin import line_queue
 from voicehost.live.table import LiveTable
@@ -33,9 +33,8 @@ from voicehost.refusals import RefuseKey
 from voicehost.rules import RuleOptions
 
 if TYPE_CHECKING:
-    from voicehost.asr import Recognizer
-    from voicehost.audio import Source
-    from voicehost.web.series import EveningPage
+    from voicehost.live.listening import Microphones
+    from voicehost.web.evening import EveningPage
     from voicehost.web.server import PageServer
 
 log = logging.getLogger(__name__)
@@ -76,6 +75,11 @@ def resume_command(journal: Path, options: RunOptions) -> str:
     if options.serve or options.lan:
         words.append("--lan" if options.lan else "--serve")
     return " ".join(words)
+
+
+def channels_file(record: Path | None) -> Path | None:
+    """Where `--record OUT.wav` keeps every seat's channel: OUT.channels.wav."""
+    return record.with_suffix(".channels.wav") if record is not None else None
 
 
 def summary(live: LiveTable) -> str:
@@ -179,20 +183,24 @@ def _microphone(config: Config, rules: RuleOptions, options: RunOptions) -> bool
 async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: TextIO, *,
                 microphone: bool) -> int:
     """One game, or an evening's games one after another (--series), on one stdin."""
-    from voicehost.live.listening import recognizer_for
+    from voicehost.live.listening import Microphones, recognizer_for
 
     recognizer = recognizer_for(config, rules, options.out) if microphone else None
-    source: Source | None = None
+    hearing: Microphones | None = None
     if recognizer is not None:  # the microphone before the speaker: a missing one is the one error
-        from voicehost.audio import MicrophoneSource
+        try:
+            hearing = Microphones.open(config, recognizer, channels_file(options.record))
+        except VoicehostError:
+            from voicehost.live.listening import close_recognizer
 
-        source = MicrophoneSource(config.audio.input_device or None)
+            close_recognizer(recognizer)
+            raise
     evening = _evening(config, rules, options)
     lines, stop_reading = line_queue(stdin, asyncio.get_running_loop())
     stop = asyncio.Event()
     shared: EveningPage | None = None
     if evening is not None and options.page:   # the page stays up, and its phones paired, all evening
-        from voicehost.web.series import EveningPage
+        from voicehost.web.evening import EveningPage
 
         shared = EveningPage(evening, config, lan=options.lan, port=options.port, out=options.out, lines=lines)
     try:
@@ -200,7 +208,7 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
             if evening is not None:
                 journal, resume = evening.next_journal()
                 options.journal, options.resume = journal, (journal if resume else None)
-            code, verdict = await _game(config, rules, options, lines, stop, recognizer, source, evening, shared)
+            code, verdict = await _game(config, rules, options, lines, stop, hearing, evening, shared)
             if verdict != "new":
                 return code
             options.roles = None  # the next game is dealt anew
@@ -208,12 +216,8 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
         if shared is not None:
             await shared.close()
         stop_reading()
-        if source is not None:
-            source.close()
-        if recognizer is not None:  # every game of the evening listened with it
-            from voicehost.live.listening import close_recognizer
-
-            close_recognizer(recognizer)
+        if hearing is not None:
+            hearing.close()
 
 
 def _evening(config: Config, rules: RuleOptions, options: RunOptions) -> Evening | None:
@@ -233,12 +237,10 @@ def _evening(config: Config, rules: RuleOptions, options: RunOptions) -> Evening
 
 
 async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: asyncio.Queue[str | None],
-                stop: asyncio.Event, recognizer: Recognizer | None, source: Source | None, evening: Evening | None,
+                stop: asyncio.Event, hearing: Microphones | None, evening: Evening | None,
                 shared: EveningPage | None = None) -> tuple[int, str | None]:
-    from voicehost.live.listening import listen
-
     clock = GameClock()
-    live, resumed = build(config, rules, options, clock, lag=config.asr.listen_lag if recognizer else 0.0)
+    live, resumed = build(config, rules, options, clock, lag=config.asr.listen_lag if hearing else 0.0)
     live.bind(asyncio.get_running_loop())
     terminal = Terminal(live, options.out, show_private=options.show_private or not options.page,
                         page=options.page, protocol=None if evening else options.protocol, evening=evening)
@@ -250,8 +252,9 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
     if evening is not None and not resumed:
         terminal.write(live.texts.text("evening_start", count=len(evening.series.game_files()) + 1,
                                        name=evening.series.name))
-    hearing = threading.Event()
-    microphone_thread = None
+    hearing_stopped = False
+    voice = host_voice(config, live, model_of(hearing.recognizer)) if hearing is not None else None
+    microphone: asyncio.Task[None] | None = None
     verdict = None
     try:
         _deal_from_options(live, options)
@@ -262,11 +265,9 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
                 if resumed:   # the table hears it is back, and the game waits, paused, for the host
                     live.restore()
                 ticker = asyncio.create_task(keep_time(live, stop), name="ticker")
-                if recognizer is not None and source is not None:
-                    microphone_thread = threading.Thread(
-                        target=listen, args=(live, source, recognizer, clock, hearing), name="microphone",
-                        daemon=True)
-                    microphone_thread.start()
+                if hearing is not None:
+                    microphone = asyncio.create_task(hearing.listen(live, clock, lambda: hearing_stopped),
+                                                     name="microphone")
                 try:
                     verdict = await terminal.play(lines, stop)
                 finally:
@@ -275,9 +276,12 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
                     await ticker
                     stop.clear()
     finally:
-        hearing.set()
-        if microphone_thread is not None:
-            await asyncio.get_running_loop().run_in_executor(None, microphone_thread.join, 5)
+        hearing_stopped = True
+        if microphone is not None:   # it stops after the chunk it is reading (40 ms)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(microphone), 5)
+        if voice is not None:
+            await voice.settled()
         await _finish(live)
     if interrupted:
         terminal.write(live.texts.text("interrupted"))
@@ -291,24 +295,35 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
 
 
 async def _recording(config: Config, rules: RuleOptions, options: RunOptions) -> int:
-    from voicehost.audio import WavFileSource
-    from voicehost.game.variants.base import variant_for
-    from voicehost.live.listening import HostScript, play_recording, recognizer_for
+    from voicehost.audio import WavFileChannels, WavFileSource
+    from voicehost.game.variants import variant_for
+    from voicehost.live.listening import HostScript, play_channels, play_recording, recognizer_for
+    from voicehost.live.seats import SeatVoices
 
     recognizer = recognizer_for(config, rules, options.out)
     assert options.audio_file is not None
-    source = WavFileSource(options.audio_file)
+    channels = config.audio.channels
+    source = WavFileChannels(options.audio_file, channels) if channels.on else WavFileSource(options.audio_file)
     host = HostScript(options.host_script, variant_for(rules).max_seat)
     clock = AudioClock()
     live, _ = build(config, rules, options, clock)
     live.bind(asyncio.get_running_loop())
     terminal = Terminal(live, options.out, protocol=options.protocol)
     terminal.asked = True  # nobody to ask: a recording has no host at the keyboard
+    voice = host_voice(config, live, model_of(recognizer))   # the host's spoken commands, if any
     try:
         _deal_from_options(live, options)
-        await play_recording(live, source, recognizer, host, clock)
+        if isinstance(source, WavFileChannels):
+            voices = SeatVoices(channels.seats, config.audio.out_of_turn_ms / 1000)
+            await play_channels(live, source, recognizer, host, clock, voices)
+        else:
+            await play_recording(live, source, recognizer, host, clock)
+        if voice is not None:
+            voice.finish(live.game.now)
     finally:
         source.close()
+        if voice is not None:
+            await voice.settled()
         await _finish(live)
     terminal.goodbye()
     options.out.write(summary(live) + "\n")

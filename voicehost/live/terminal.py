@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import TextIO
 
 from voicehost.errors import InputError, VoicehostError
-from voicehost.game.events import EventType, SeatEvent
+from voicehost.game.events import EventType, SeatEvent, event_to_json
+from voicehost.game.host import HostDesk
 from voicehost.game.model import Output, Phase
 from voicehost.jsontypes import JSONObject
 from voicehost.live.commands import (
@@ -70,7 +71,8 @@ def format_output(output: Output, book: Phrasebook, texts: LiveTexts) -> str:
     text = rendered(book, output)
     if output.kind == "suggest":
         what = texts.text("suggest_foul" if output.values.get("suggest") == "foul" else "suggest_disqualify")
-        line = texts.text("suggestion", seat=output.values.get("seat"), word=text, what=what)
+        line = texts.text("suggestion", seat=output.values.get("seat"), word=text, what=what) \
+            if "word" in output.values else f"? {text} — {what}?"   # out of turn: the seat is in the text
         return f"[{minutes:02d}:{seconds:02d}] {line}"
     mark = texts.text("private_mark") + " " if output.private else ""
     return f"[{minutes:02d}:{seconds:02d}] {mark}{text}"
@@ -113,6 +115,8 @@ class Terminal:
         self.waiting: str | None = None
         self._holding = self._held = False   # a question held back while an undo is under way
         self.halted = asyncio.Event()  # the journal failed: stop reading at once
+        self.desk = HostDesk(live.game.rules, live.game.max_seat)   # lines starting with ">"
+        self._undo_heard: tuple[str, ...] = ()
         live.listeners.append(self.on_outputs)
         live.alarms.append(self.alarm)
         live.notices.append(self.notice)
@@ -193,6 +197,8 @@ class Terminal:
         line = line.strip()
         if not line:
             return None
+        if line.startswith(">"):   # the host speaking (SPEC §7.2), as the host's microphone would hear it
+            return self._host(line[1:])
         if self.asking and not line.startswith("/"):
             self._award(line)
             return None
@@ -218,6 +224,22 @@ class Terminal:
             self.live.skip(float(silence.group(1)))
             return None
         self._speech(line)
+        return None
+
+    def _host(self, text: str) -> str | None:
+        """A host utterance: the input it makes, applied with its words and
+        confirmed here; 'undo' for the REPL (its words kept for the journal)."""
+        step = self.desk.take(text.split(), self.live.game_now())
+        if step.undo:
+            self._undo_heard = step.heard
+            return "undo"
+        if step.awaiting is not None:
+            self.live.game.precheck(step.awaiting)
+            self.write(self.texts.text("host_confirm_wanted", what=self.texts.input(event_to_json(step.awaiting))))
+            return None
+        assert step.event is not None
+        self.live.apply(step.event, step.heard)
+        self.write(self.texts.text("host_said", what=self.texts.input(event_to_json(step.event))))
         return None
 
     def _speech(self, line: str) -> None:
@@ -273,8 +295,9 @@ class Terminal:
 
     async def undo(self) -> None:
         self._holding = True   # a question the undo brings back comes after the line saying what it undid
+        heard, self._undo_heard = self._undo_heard, ()
         try:
-            undone = await self.live.undo_async()
+            undone = await self.live.undo_async(heard)
         finally:
             self._holding = False
         self.write(self.texts.text("undo_done", what=describe(undone)))

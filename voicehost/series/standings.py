@@ -17,8 +17,8 @@ from voicehost.errors import InputError
 from voicehost.game.events import Protest, parse_protest
 from voicehost.game.records import BestMoveRecord
 from voicehost.game.scoring import protest_passes
+from voicehost.names import check_name, name_key
 from voicehost.refusals import RefuseKey
-from voicehost.series.names import check_name, name_key
 
 ROLES = ("citizen", "sheriff", "mafia", "don")
 TEAM_OF = {"citizen": "red", "sheriff": "red", "mafia": "black", "don": "black"}

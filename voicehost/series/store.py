@@ -16,8 +16,8 @@ from typing import Any
 from voicehost.errors import InputError
 from voicehost.files import write_atomic
 from voicehost.jsonio import read_json_file
+from voicehost.names import check_name, name_key
 from voicehost.refusals import RefuseKey
-from voicehost.series.names import check_name, name_key
 from voicehost.series.standings import Game, Lot, Row, game_from, standings
 
 MAX_FILE = 4 * 1024 * 1024

@@ -71,7 +71,7 @@ class Hub:
                 self.log.append((self.said, output))
             elif output.kind == "suggest":
                 self.suggestions.append({"id": len(self.suggestions), "seat": output.values.get("seat"),
-                                         "word": output.values.get("word", getattr(output, "text", "")),
+                                         "word": self.live.game.book.render(output),
                                          "suggest": output.values.get("suggest"),
                                          "open": True})
         del self.log[:-200]
@@ -81,8 +81,8 @@ class Hub:
         return [s for s in self.suggestions if s["open"]][-10:]
 
     def host_view(self, session: Session) -> dict[str, Any]:
-        # The device's choice as it stands now: a live channel keeps the
-        # session it connected with, while "Показать роли" changed the device's.
+        # The device's choice as it stands now: a live socket keeps the session it
+        # connected with, so "Показать роли" on another request never reached it.
         reveal = self.access.reveal.get(session.id, False) if self.access is not None else session.reveal_roles
         with self.live.lock:
             state = host_state(self.live, self.texts, reveal_roles=reveal and not session.readonly,

@@ -14,7 +14,7 @@ from voicehost.web.texts import Texts
 
 def seat_names(live: LiveTable) -> dict[int, str]:
     """The players' names as the game keeps them: a series' seating and the
-    host's `/names` (the protocol and the exports read the same)."""
+    host's `names` inputs alike (the seating's names never reached a tile)."""
     return {seat: name for seat, name in sorted(live.game.state.record.names.items()) if name}
 
 
@@ -86,7 +86,7 @@ def public_seats(live: LiveTable, texts: Texts, names: dict[int, str]) -> list[J
     for seat in game.seats():
         item: JSONOutObject = {"seat": seat, "name": names.get(seat, ""), "alive": seat in game.alive,
                                 "fouls": game.fouls[seat], "silenced": seat in game.silenced,
-                                "speaking": seat == speaker}
+                                "speaking": seat == speaker, "voice": seat in live.speaking}
         left = gone.get(seat)
         if left is not None:
             when = texts("when_night", night=left.night) if left.night is not None else \
@@ -257,6 +257,7 @@ def host_state(live: LiveTable, texts: Texts, *, reveal_roles: bool, csrf: str,
         "csrf": csrf,
         "failure": live.failure,  # the journal is not written: the page says so loudly
         "journal_notice": live.journal_notice,  # deleted or moved away, written anew
+        "channels_notice": live.channels_notice,   # a microphone per seat: mapped channels that heard nothing
     }
 
 

@@ -334,7 +334,8 @@ function renderMoment(s) {
   fillSeats($("best-player"), seatNumbers(s), PICK());
   fillSeats($("worst-player"), seatNumbers(s), PICK());
   $("points").textContent = Object.keys(s.points).length
-    ? T("points", { text: Object.entries(s.points).map(([seat, p]) => seat + ": " + p).join(", ") }) : "";
+    ? T("points", { text: Object.entries(s.points).map(([seat, p]) => (seatName(Number(seat)) || seat) + ": " + localNumber(p))
+      .join(", ") }) : "";
 }
 
 function renderCaptions(s) {
@@ -652,6 +653,7 @@ function render(s) {
   const again = wasOffline || state === null;
   wasOffline = false;
   if (s.over && state && !state.over) openSeat = null;  // the end is the screen now
+  if (state && state.phase_id !== "setup" && s.phase_id === "setup") clearDeal();  // a new game: a deal of its own
   state = s;
   csrf = s.csrf;
   renderPending(s, $("pending"));
@@ -683,6 +685,32 @@ function render(s) {
   renderList($("log"), s.log.slice().reverse().map((e) => (e.private ? T("private_mark") : "") + e.text));
   announce(s, again && lastLine !== null);
   keepFocus();
+}
+
+const DEAL = ["role-don", "role-sheriff", "role-mafia1", "role-mafia2"];
+
+/* Every game is dealt afresh: the selects must not carry the game before's seats. */
+function clearDeal() {
+  DEAL.forEach((id) => { $(id).value = ""; });
+  $("city-deal").value = "";
+}
+
+/* Four different seats at random (the host still checks them and starts the game). */
+function randomDeal() {
+  const seats = seatNumbers(state).map(String);
+  const random = new Uint32Array(seats.length);
+  crypto.getRandomValues(random);
+  for (let i = seats.length - 1; i > 0; i--) {
+    const j = random[i] % (i + 1);
+    [seats[i], seats[j]] = [seats[j], seats[i]];
+  }
+  DEAL.forEach((id, n) => { $(id).value = seats[n]; });
+  $("error").textContent = "";
+}
+
+/* A number as the table's language writes it (1,75 in Russian), the same on the phone and the TV. */
+function localNumber(value) {
+  return new Intl.NumberFormat(document.documentElement.lang || "ru", { maximumFractionDigits: 4 }).format(value);
 }
 
 function seatValue(id) { return Number($(id).value); }
@@ -760,6 +788,7 @@ function wire() {
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape" && openSeat !== null) closeSeat();
   });
+  $("random-deal").addEventListener("click", randomDeal);
   submitted("setup-form", () => {
     const ids = ["role-don", "role-sheriff", "role-mafia1", "role-mafia2"];
     for (const id of ids) if (picked(id) === null) return;

@@ -3,7 +3,7 @@
    drawn as a table in the table's language (the [web] block's series_* words).
    Public: no roles, no secrets. On the TV board (/table) this file also keeps
    its own section, shown between games, read from GET /api/table/series. */
-const SERIES_COLUMNS = ["place", "name", "games", "wins", "points", "coefficient", "bests", "worsts", "decided_by"];
+const SERIES_COLUMNS = ["place", "name", "games", "wins", "points", "coefficient", "bests", "worsts", "best_moves", "decided_by"];
 
 function seriesNumber(value) {
   if (typeof value !== "number") return value === null || value === undefined ? "" : String(value);
