@@ -436,3 +436,15 @@ def test_an_award_undone_on_the_page_is_asked_again_in_the_terminal():
     assert terminal.out.getvalue().splitlines()[-1] == "> " + ASK_WORST
     terminal.handle("6")
     assert (live.game.best_player, live.game.worst_player) == (3, 6)
+
+
+def test_names_confirms_only_what_the_line_changed():
+    """Issue 32: `/names 2=Лев` confirmed all ten names while the screens showed only Лев."""
+    live, terminal = typed()
+    terminal.handle("/names 1=Алиса 3=Вера Павловна")
+    terminal.handle("/names 2=Лев")
+    terminal.handle("/names 3=")
+    lines = terminal.out.getvalue().splitlines()
+    assert [line for line in lines if line.startswith("Имена")] == [
+        "Имена: 1 — Алиса, 3 — Вера Павловна", "Имена: 2 — Лев", "Имена: 3 — без имени"]
+    assert live.game.state.record.names == {1: "Алиса", 2: "Лев"}

@@ -14,11 +14,13 @@ import re
 import time
 
 import aiohttp
+import pytest
 from aiohttp.test_utils import TestServer
 from yarl import URL
 
 from tests.conftest import ROLES, async_wait_for, run_async, series_protocol
 from tests.webparts import SECRETS, in_words, judge_token, paired, post, signing_client
+from voicehost.errors import InputError
 from voicehost.game.model import Phase
 from voicehost.game.moderator import Moderator
 from voicehost.journal import Journal, Table
@@ -495,4 +497,33 @@ def test_the_seated_names_reach_every_tile_and_an_undo_in_the_game_keeps_them(tm
             nothing = await post(client, "/api/undo", {}, csrf)
             assert "рассадка" in await refused(nothing, 409)
             assert {str(s): n for s, n in hub.live.game.state.record.names.items()} == names
+    run_async(go())
+
+
+def test_a_name_the_roster_lacks_is_refused_with_the_nearest_offered_unless_marked_new(tmp_path):
+    """Issue 32: «Алса» in a seating silently became a new player of the roster
+    and the standings. Now it is refused with the nearest roster name offered;
+    a newcomer is marked "+Лев" (typed) or added first (the page's newcomer)."""
+    evening = club(tmp_path)
+    present = ROSTER[1:10]
+    with pytest.raises(InputError) as slip:
+        evening.seating(["Алса", *present], False, 10)
+    assert str(slip.value) == "Нет в составе: Алса. Может быть, Алиса? Новый игрок — со знаком «+»: +Алса"
+    with pytest.raises(InputError) as far:
+        evening.seating(["Щукин", *present], False, 10)
+    assert str(far.value) == "Нет в составе: Щукин. Новый игрок — со знаком «+»: +Щукин"
+    event = evening.seating(["+Лев", *present], False, 10)
+    assert event["names"]["1"] == "Лев" and evening.series.find("Лев") is None   # joins when the game is filed
+    assert evening.seating(["+алиса", *present], False, 10)["names"]["1"] == "Алиса"   # the roster's spelling
+    uk = Evening(evening.series, live_texts(rules_for("ua-club").phrasebook))
+    with pytest.raises(InputError) as ukrainian:
+        uk.seating(["Алса", *present], False, 10)
+    assert str(ukrainian.value).startswith("Немає в складі: Алса. Може, Алиса?")
+
+    async def go():
+        async with desk_page(evening) as (client, hub, access, _):
+            csrf = (await paired(client, access))["csrf"]
+            refusal = await post(client, "/api/series/seating", {"names": ["Алса", *present], "draw": True}, csrf)
+            assert "Может быть, Алиса?" in await refused(refusal, 400)
+            assert hub.live.game.state.record.names == {} and "Алса" not in evening.series.roster
     run_async(go())

@@ -215,9 +215,8 @@ class Terminal:
             self.live.apply_json(command)
             if command["type"] == "protest":   # the protocol and the series follow the protest
                 self.save()
-            elif command["type"] == "names":
-                self.write(self.texts.text("names_done", names=", ".join(
-                    f"{seat} — {name}" for seat, name in sorted(self.live.game.state.record.names.items()))))
+            elif command["type"] == "names":   # only what this line changed
+                self._names_done(command["names"])
             return None
         silence = _SILENCE.match(line)
         if silence:
@@ -225,6 +224,13 @@ class Terminal:
             return None
         self._speech(line)
         return None
+
+    def _names_done(self, given: object) -> None:
+        """`/names 2=Лев` confirmed: the seats it named, as the game now keeps them."""
+        kept = self.live.game.state.record.names
+        seats = sorted(int(seat) for seat in given) if isinstance(given, dict) else []
+        self.write(self.texts.text("names_done", names=", ".join(
+            f"{seat} — {kept.get(seat) or self.texts.text('name_none')}" for seat in seats)))
 
     def _host(self, text: str) -> str | None:
         """A host utterance: the input it makes, applied with its words and
