@@ -310,20 +310,34 @@ def test_quit_before_the_deal_leaves_no_journal(tmp_path):
     assert "Игра не началась: журнал не создан" in out and "Журнал:" not in out.splitlines()[-1]
 
 
-def test_quit_says_where_the_journal_and_protocol_are(tmp_path):
+def test_quit_mid_game_says_where_the_journal_is_and_writes_no_protocol(tmp_path):
+    """Issue 32: a /quit mid-game wrote a protocol of the unfinished game (which
+    `series add` then refused); its journal is what goes on."""
     code, out, journal = play_typed(tmp_path, ["/roles d4 m2 m7 s6", "<80>", "/quit"],
                                     "--protocol", str(tmp_path / "p.json"))
-    assert f"Протокол: {tmp_path / 'p.json'} и {tmp_path / 'p.csv'}" in out
-    assert f"Журнал: {journal}" in out
-    assert json.loads((tmp_path / "p.json").read_text("utf-8"))["winner"] is None
+    assert f"Журнал: {journal}" in out and "Протокол" not in out
+    assert not (tmp_path / "p.json").exists() and not (tmp_path / "p.csv").exists()
+
+
+MAFIA_WINS = ["/roles d4 m2 m7 s6", "/dq 1", "/dq 3", "/dq 5", "/dq 6", "-", "-"]   # four reds out
 
 
 def test_a_protocol_that_cannot_be_written_is_one_line(tmp_path):
-    code, out, journal = play_typed(tmp_path, ["/roles d4 m2 m7 s6", "/quit"],
+    code, out, journal = play_typed(tmp_path, [*MAFIA_WINS, "/quit"],
                                     "--protocol", str(tmp_path / "gone" / "p.json"))
     assert code == 0 and f"Журнал: {journal}" in out
-    (line,) = [line for line in out.splitlines() if "Протокол" in line]
+    line = next(line for line in out.splitlines() if "Протокол" in line)
     assert line.startswith(f"! Протокол не записан ({tmp_path / 'gone' / 'p.json'}: ")
+
+
+def test_the_protocol_lines_are_printed_once_at_the_end_of_typed_play(tmp_path):
+    """Issue 30: the protocol and the rating records were written and printed
+    twice, at the end of the game and again on /quit."""
+    code, out, journal = play_typed(tmp_path, [*MAFIA_WINS, "/quit"], "--protocol", str(tmp_path / "p.json"))
+    lines = out.splitlines()
+    assert lines.count(f"Протокол: {tmp_path / 'p.json'} и {tmp_path / 'p.csv'}") == 1
+    assert sum(line.startswith("Для рейтинга: ") for line in lines) == 1
+    assert json.loads((tmp_path / "p.json").read_text("utf-8"))["winner"] == "black"
 
 
 def test_deal_shows_the_host_the_roles_marked_private():

@@ -85,6 +85,14 @@ def test_quitting_mid_game_names_the_command_that_goes_on_with_the_evening(tmp_p
     assert "! Следующая игра — только после конца этой" in out
     assert "Рассадка: место 1 — " in out                       # the draw is announced
     assert "run --series vecher --text --mute" in out
+    journals = club / "series" / "vecher" / "journals"
+    assert not list(journals.glob("*.protocol.*"))             # an unfinished game has no protocol
+    again = start(club)
+    out, err = again.communicate("/quit\n", timeout=60)
+    assert again.returncode == 0, err
+    assert "Игра продолжается с того места, где её остановили; она на паузе" in out
+    assert "после сбоя" not in out                                # a /quit is no crash
+    assert not list(journals.glob("*.protocol.*"))
 
 
 def test_an_undo_in_the_game_never_takes_back_the_seating_and_the_names_reach_the_standings(tmp_path):

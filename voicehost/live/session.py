@@ -28,6 +28,7 @@ from voicehost.live.stdin import line_queue
 from voicehost.live.table import LiveTable
 from voicehost.live.terminal import Terminal, status
 from voicehost.live.texts import live_texts
+from voicehost.paths import program
 from voicehost.phrasebook import load_phrasebook
 from voicehost.refusals import RefuseKey
 from voicehost.rules import RuleOptions
@@ -51,7 +52,19 @@ def options_from(args: argparse.Namespace, out: TextIO) -> RunOptions:
                       journal=args.journal, resume=args.resume, record=args.record,
                       protocol=args.protocol, roles=args.roles, mute=args.mute, serve=args.serve,
                       lan=args.lan, port=args.port, show_private=getattr(args, "show_private", False),
-                      series=getattr(args, "series", None), out=out)
+                      series=getattr(args, "series", None), out=out, settings=_settings_words(args))
+
+
+def _settings_words(args: argparse.Namespace) -> tuple[str, ...]:
+    """The settings options as the host typed them, for the command that resumes."""
+    words: list[str] = []
+    if getattr(args, "config", None) is not None:
+        words += ["--config", str(args.config)]
+    if getattr(args, "ruleset", None):
+        words += ["--ruleset", args.ruleset]
+    for override in getattr(args, "overrides", None) or ():
+        words += ["--set", override]
+    return tuple(words)
 
 
 def _deal_from_options(live: LiveTable, options: RunOptions) -> None:
@@ -64,8 +77,7 @@ def _deal_from_options(live: LiveTable, options: RunOptions) -> None:
 
 def resume_command(journal: Path, options: RunOptions) -> str:
     """The command that goes on with this game, as the host would type it."""
-    program = sys.argv[0] if Path(sys.argv[0]).name == "voicehost" else "voicehost"   # .venv/bin/voicehost
-    words = [shlex.quote(program), "run", "--resume", shlex.quote(str(journal))]
+    words = [shlex.quote(program()), "run", "--resume", shlex.quote(str(journal))]
     if options.series:   # an evening goes on with its series: the game the crash interrupted comes first
         words[2:] = ["--series", shlex.quote(options.series)]
     if options.text:
@@ -74,7 +86,13 @@ def resume_command(journal: Path, options: RunOptions) -> str:
         words.append("--mute")
     if options.serve or options.lan:
         words.append("--lan" if options.lan else "--serve")
-    return " ".join(words)
+    if options.port is not None:
+        words += ["--port", str(options.port)]
+    if options.show_private:
+        words.append("--show-private")
+    if options.protocol is not None and not options.series:
+        words += ["--protocol", str(options.protocol)]
+    return " ".join([*words, *map(shlex.quote, options.settings)])
 
 
 def channels_file(record: Path | None) -> Path | None:
@@ -175,7 +193,7 @@ def _microphone(config: Config, rules: RuleOptions, options: RunOptions) -> bool
     problem = model_problem(config.model_dir(rules.language))
     if problem:
         log.info("no speech model: %s", problem)
-        options.out.write(texts.text("no_model", path=config.model_dir(rules.language)) + "\n")
+        options.out.write(texts.text("no_model", path=config.model_dir(rules.language), program=program()) + "\n")
         return False
     return True
 
@@ -377,7 +395,7 @@ def train(args: argparse.Namespace, out: TextIO = sys.stdout, stdin: TextIO = sy
         if args.text or missing or model_problem(config.model_dir(rules.language)) is not None:
             if not args.text:
                 key = "train_no_live" if missing else "train_no_model"
-                out.write(live_texts(rules.phrasebook).text(key) + "\n")
+                out.write(live_texts(rules.phrasebook).text(key, program=program()) + "\n")
             trainer.typed(stdin)
         else:
             from voicehost.audio import MicrophoneSource

@@ -282,7 +282,8 @@ class LiveTable(Notices):
         paused (journaled) until the host resumes it, so no clock runs on
         while players sit down again; an interrupted count starts again then."""
         self._check_open()
-        outputs = [Output(self.game_now(), OutputKind.SAY, "restored")]
+        stopped = self.game.paused_at is not None   # left paused (a /quit), not broken off by a crash
+        outputs = [Output(self.game_now(), OutputKind.SAY, "restored_paused" if stopped else "restored")]
         self._emit(outputs)
         if self.game.phase not in (Phase.SETUP, Phase.GAME_OVER) and self.game.paused_at is None:
             outputs += self.apply_json({"type": "pause"})

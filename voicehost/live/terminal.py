@@ -19,6 +19,7 @@ from voicehost.errors import InputError, VoicehostError
 from voicehost.game.events import EventType, SeatEvent, event_to_json
 from voicehost.game.host import HostDesk
 from voicehost.game.model import Output, Phase
+from voicehost.game.protocol import protocol_text
 from voicehost.jsontypes import JSONObject
 from voicehost.live.commands import (
     NOBODY,
@@ -117,6 +118,7 @@ class Terminal:
         self.halted = asyncio.Event()  # the journal failed: stop reading at once
         self.desk = HostDesk(live.game.rules, live.game.max_seat)   # lines starting with ">"
         self._undo_heard: tuple[str, ...] = ()
+        self._written = ""   # the protocol as last written: the goodbye writes (and prints) it only if changed
         live.listeners.append(self.on_outputs)
         live.alarms.append(self.alarm)
         live.notices.append(self.notice)
@@ -322,13 +324,15 @@ class Terminal:
         """The protocol, JSON and CSV, beside the journal (or where --protocol says);
         `file`: an evening's finished game goes into its series too."""
         target = self.protocol or (protocol_paths(self.live.journal_path)[0] if self.live.journal_path else None)
-        if target is None or self.live.game.phase is Phase.SETUP:
+        if target is None or not self.live.over:   # an unfinished game has no protocol: its journal goes on
             return None
+        written = protocol_text(self.live.game)
         try:
             paths = write_protocol(self.live, target)
         except ProtocolWriteError as exc:  # the journal still holds the game: the protocol can be replayed
             self.write("! " + self.texts.text("protocol_failed", path=exc.path, why=exc.why))
             return None
+        self._written = written
         self.write(self.texts.text("protocol_at", json=paths[0], csv=paths[1]))
         if self.live.over:
             self._exports(target)
@@ -371,7 +375,8 @@ class Terminal:
         if journal is None or not journal.started:
             self.write(self.texts.text("no_game"))
             return
-        self.save(file=False)   # an evening's game was filed when it ended (or protested)
+        if self.live.over and protocol_text(self.live.game) != self._written:
+            self.save(file=False)   # an evening's game was filed when it ended (or protested)
         self.write(self.texts.text("journal_at", path=journal.path))
 
     # ------------------------------------------------------------ the REPL
@@ -415,12 +420,27 @@ class Terminal:
                     return "new"
                 self.write("! " + self.texts.text("evening_not_over"))
                 verdict = None
-            if verdict == "quit" or self.live.failure is not None:
+            if verdict == "quit":
+                self._pause_to_quit()
+                break
+            if self.live.failure is not None:
                 break
             if verdict == "help":
                 self.write(self.texts.text("help"))
             self.write(status(self.live))
         return None
+
+
+    def _pause_to_quit(self) -> None:
+        """A game the host leaves with /quit stands paused in its journal: its
+        clocks wait, and a resume knows the game was stopped, not broken off."""
+        game = self.live.game
+        if self.live.over or game.phase is Phase.SETUP or game.paused_at is not None:
+            return
+        try:
+            self.live.apply_json({"type": "pause"})
+        except VoicehostError as exc:   # a phase that takes no pause: the resume pauses it
+            log.info("no pause before quitting: %s", exc)
 
 
 def handle_line(live: LiveTable, line: str) -> str | None:
