@@ -485,3 +485,15 @@ def test_the_setup_hint_names_the_command_as_the_user_must_type_it(tmp_path, mon
     assert paths.program() == "voicehost"
     monkeypatch.setattr(sys, "argv", ["/opt/club/.venv/bin/voicehost", "run"])           # as it was started
     assert paths.program() == "/opt/club/.venv/bin/voicehost"
+
+
+def test_a_killed_sheriffs_best_move_is_refused_with_a_plain_reason():
+    """Issue 32: the refusal read "У шерифа нет лучшего хода (4.3.3)": a rule number where a reason belongs."""
+    live, terminal = typed()
+    for line in [*TO_THE_HUNT, "/shot 6", "<11>", "/don 1", "<10>", "<10>"]:
+        terminal.handle(line)
+    with pytest.raises(VoicehostError) as refused:
+        terminal.handle("/best 2 4 7")
+    line = terminal.refusal(refused.value)
+    assert line == "Шериф не называет лучший ход: он проверял игроков, и баллов за такой ход ему не положено"
+    assert not re.search(r"\d\.\d", line) and live.game.best_move is None

@@ -111,6 +111,7 @@ def test_an_undo_in_the_game_never_takes_back_the_seating_and_the_names_reach_th
     assert "Отмена: рассадка" not in out
     assert "! Отменять нечего: рассадка и раздача ролей остаются до конца игры" in out
     assert "Новые игроки" not in out                       # the roster is not joined by seat numbers
+    assert out.count("Следующая игра — /new") == 1 and "Дальше: /quit — выйти" not in out   # one next step
     protocol = json.loads((club / "series" / "vecher" / "games" / "game-001.json").read_text("utf-8"))
     assert sorted(protocol["players"].values()) == sorted(ROSTER[:10])
     standings = subprocess.run([sys.executable, "-m", "voicehost", "standings", "vecher", "--format", "json",

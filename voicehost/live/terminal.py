@@ -189,7 +189,7 @@ class Terminal:
             return
         if self.asking:
             self.write("> " + self.texts.text("ask_best" if self.asking[0] == "best_player" else "ask_worst"))
-        elif self.save() is not None:
+        elif self.save() is not None and self.evening is None:   # an evening's own line says what comes next
             self.write(self.texts.text("over_hint"))
 
     # ------------------------------------------------------------ input
