@@ -3,6 +3,7 @@ check answer or anything said only to the host."""
 from __future__ import annotations
 
 from voicehost.game import floors
+from voicehost.game.keys import Key
 from voicehost.game.model import FloorKind, Output, Phase
 from voicehost.game.moderator import Moderator
 from voicehost.journal import last_host_input
@@ -119,9 +120,14 @@ def vote_rounds(game: Moderator, texts: Texts) -> list[JSONOutObject]:
     return rounds
 
 
+# Said, never written: the mafia's count is heard at the table; on a page it was a column of bare numbers.
+UNWRITTEN = frozenset({Key.NUMBER})
+
+
 def public_lines(game: Moderator, log: list[tuple[int, Output]], keep: int = 30) -> list[JSONOutObject]:
     """What the table heard (never a private answer), numbered, for the board's live region."""
-    lines: list[JSONOutObject] = [{"n": n, "text": spoken(game, o)} for n, o in log if not o.private]
+    lines: list[JSONOutObject] = [{"n": n, "text": spoken(game, o)} for n, o in log
+                                  if not o.private and o.key not in UNWRITTEN]
     return lines[-keep:]
 
 
@@ -244,13 +250,15 @@ def host_state(live: LiveTable, texts: Texts, *, reveal_roles: bool, csrf: str,
         "best_move": game.best_move.to_json() if game.best_move else None,
         "answers": night_answers(game, texts, answers_dismissed),
         "last_input": _last_input(live, texts),
+        "checked": sorted({c.role for c in game.state.record.checks if c.night == game.state.seats.night}),
         "don_alive": _alive_role(game, "don"),
         "sheriff_alive": _alive_role(game, "sheriff"),
         "winner": game.result_text(),
         "best_player": game.best_player,
         "worst_player": game.worst_player,
         "points": {str(k): v for k, v in game.points().items()} if game.phase is Phase.GAME_OVER else {},
-        "log": [{"n": n, "t": round(o.t), "text": spoken(game, o), "private": o.private} for n, o in log[-60:]],
+        "log": [{"n": n, "t": round(o.t), "text": spoken(game, o), "private": o.private} for n, o in log[-60:]
+                if o.key not in UNWRITTEN],
         "suggestions": suggestions,
         "captions": captions(live, texts, log),
         "reveal_roles": reveal_roles,

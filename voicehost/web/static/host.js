@@ -289,8 +289,9 @@ function momentOf(s) {
   if (s.phase_id === "lift_vote") return "lift-form";
   if (s.phase_id === "candidates") return "candidates-form";
   if (s.phase_id === "hunt" && !s.shot_entered) return "shot-form";
-  if (s.phase_id === "don_check" && s.don_alive) return "don-form";
-  if (s.phase_id === "sheriff_check" && s.sheriff_alive) return "sheriff-form";
+  // A check entered closes its form: the pinned answer is what is left of the window.
+  if (s.phase_id === "don_check" && s.don_alive && !s.checked.includes("don")) return "don-form";
+  if (s.phase_id === "sheriff_check" && s.sheriff_alive && !s.checked.includes("sheriff")) return "sheriff-form";
   if (s.window_action && s.window_action.can_act) return "action-form";
   if (s.floor) return "speaker";
   return null;
