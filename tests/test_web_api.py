@@ -172,9 +172,11 @@ def test_vote_entry_and_undo_through_the_page():
             until(live, Phase.SPEECH)
             live.hear(_words(live, "выставляю седьмого спасибо"))
             live.hear(_words(live, "выставляю третьего спасибо"))
+            until(live, Phase.VOTING)   # the TV says whose vote is running
+            assert (await (await client.get("/api/state")).json())["voting_for"] == 7
             until(live, Phase.TALLY)
             state = await (await client.get("/api/state")).json()
-            assert state["candidates"] == [7, 3] and state["voters"] == 10
+            assert state["candidates"] == [7, 3] and state["voters"] == 10 and state["voting_for"] is None
             response = await post(client, "/api/input", {"type": "votes", "counts": {"7": 7}}, csrf)
             assert response.status == 200
             assert (await response.json())["out"] == [7]

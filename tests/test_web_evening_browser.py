@@ -63,10 +63,18 @@ def shots_to(tmp_path: Path) -> list[Path]:
     return folders
 
 
-def in_reach(page, selector: str) -> bool:
-    """On the first phone screen, and the page not scrolled to get there."""
-    bottom = page.locator(selector).evaluate("e => e.getBoundingClientRect().bottom + window.scrollY")
-    return page.evaluate("window.scrollY") == 0 and bottom <= PHONE["height"]
+def in_reach(page, selector: str, timeout: float = 10.0) -> bool:
+    """On the first phone screen, the page not scrolled to get there (waited for:
+    the series' part settles on its next poll)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        bottom = page.locator(selector).evaluate("e => e.getBoundingClientRect().bottom + window.scrollY")
+        if page.evaluate("window.scrollY") == 0 and bottom <= PHONE["height"]:
+            return True
+        if time.monotonic() > deadline:
+            print("not in reach:", selector, bottom)
+            return False
+        time.sleep(0.2)
 
 
 def tile_names(page, selector: str) -> list[str]:

@@ -41,6 +41,8 @@ def _public_day(live: LiveTable, texts: Texts) -> JSONOutObject:
         "paused": game.paused_at is not None,
         "nominations": [] if night else list(game.today),
         "candidates": list(game.candidates) if game.phase in (Phase.VOTING, Phase.TALLY) else [],
+        # whose vote is running now (the table asks for each candidate in turn)
+        "voting_for": game.state.day.candidates[game.state.day.vote_index] if game.phase is Phase.VOTING else None,
         "votes": [v.to_json() for v in game.votes if v.day == game.day],
         "alive": sorted(game.alive),
         "out": [e.seat for e in game.eliminated],

@@ -339,10 +339,20 @@ function renderMoment(s) {
       .join(", ") }) : "";
 }
 
+/* The speaker's words; a nomination the table took is marked, as on the board (no bracketed "[выставлен …]"). */
 function renderCaptions(s) {
-  const caption = s.captions;
-  const text = caption ? caption.items.map((i) => (i.nominated ? "[" + i.text + "]" : i.text)).join(" ") : "";
-  if ($("host-captions").textContent !== text) $("host-captions").textContent = text;
+  const box = $("host-captions");
+  const items = s.captions ? s.captions.items : [];
+  const key = JSON.stringify(items.map((i) => [i.text, !!i.nominated]));
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  clear(box);
+  items.forEach((item, n) => {
+    if (n) box.appendChild(document.createTextNode(" "));
+    const part = document.createElement(item.nominated ? "mark" : "span");
+    part.textContent = item.text;
+    box.appendChild(part);
+  });
 }
 
 function renderCandidates(s) {
@@ -471,7 +481,8 @@ function renderNight(s) {
    link every pinned answer is announced again. */
 function renderAnswers(s, again) {
   const items = s.answers.items;
-  $("answers").hidden = items.length === 0 || !$("unpaired").hidden;
+  // The end is its own screen: the night's pinned answers do not stay over it.
+  $("answers").hidden = items.length === 0 || !$("unpaired").hidden || s.over;
   renderList($("answers-list"), items);
   const now = new Set(items.map((text) => s.answers.night + ":" + text));
   for (const text of items) {
