@@ -88,7 +88,7 @@ def test_a_two_game_evening_from_the_phone(table):
 
     def shot(page, name: str) -> None:
         for folder in folders:
-            page.screenshot(path=str(folder / name))
+            page.screenshot(path=str(folder / name), full_page=name.startswith("evening-phone-night"))
 
     def height(page, moment: str) -> None:
         heights[moment] = page.evaluate("document.documentElement.scrollHeight")
@@ -131,6 +131,7 @@ def test_a_two_game_evening_from_the_phone(table):
         assert all(dealt) and len(set(dealt)) == 4, dealt
         phone.get_by_role("button", name="Начать игру").click()
         expect(phone.locator("#phase")).not_to_contain_text("Раздача", timeout=10_000)
+        expect(phone.locator("#series")).to_be_hidden(timeout=2_000)   # in play: no series box, no stale message
         shot(phone, "evening-phone-night-390.png")
 
         # Game 1 ends from the tiles: every red but the ones needed disqualified.

@@ -666,6 +666,7 @@ function render(s) {
   wasOffline = false;
   if (s.over && state && !state.over) openSeat = null;  // the end is the screen now
   if (state && state.phase_id !== "setup" && s.phase_id === "setup") clearDeal();  // a new game: a deal of its own
+  if (state && state.phase_id !== s.phase_id) document.dispatchEvent(new Event("voicehost-phase"));  // series.js
   state = s;
   csrf = s.csrf;
   renderPending(s, $("pending"));
