@@ -88,7 +88,7 @@ def test_a_two_game_evening_from_the_phone(table):
 
     def shot(page, name: str) -> None:
         for folder in folders:
-            page.screenshot(path=str(folder / name), full_page=name.startswith("evening-phone-night"))
+            page.screenshot(path=str(folder / name), full_page=False)
 
     def height(page, moment: str) -> None:
         heights[moment] = page.evaluate("document.documentElement.scrollHeight")
@@ -100,6 +100,10 @@ def test_a_two_game_evening_from_the_phone(table):
         expect(phone.locator("#series-roster")).to_be_visible(timeout=10_000)
         for name in ROSTER:
             phone.get_by_label(name, exact=True).check()
+        shot(phone, "evening-phone-seating-390.png")
+        legend, border = phone.locator("#series-roster").evaluate(
+            "f => [f.querySelector('legend').getBoundingClientRect().top, f.getBoundingClientRect().top]")
+        assert legend > border, (legend, border)   # the hint inside its frame, not across the border line
         phone.get_by_role("button", name="Рассадить по жребию").click()
         expect(phone.locator("#series-seated")).to_contain_text("Рассадка: 1 — ", timeout=10_000)
         seated = phone.locator("#series-seated").text_content() or ""
