@@ -172,9 +172,11 @@ def test_vote_entry_and_undo_through_the_page():
             until(live, Phase.SPEECH)
             live.hear(_words(live, "выставляю седьмого спасибо"))
             live.hear(_words(live, "выставляю третьего спасибо"))
+            until(live, Phase.VOTING)   # the TV says whose vote is running
+            assert (await (await client.get("/api/state")).json())["voting_for"] == 7
             until(live, Phase.TALLY)
             state = await (await client.get("/api/state")).json()
-            assert state["candidates"] == [7, 3] and state["voters"] == 10
+            assert state["candidates"] == [7, 3] and state["voters"] == 10 and state["voting_for"] is None
             response = await post(client, "/api/input", {"type": "votes", "counts": {"7": 7}}, csrf)
             assert response.status == 200
             assert (await response.json())["out"] == [7]
@@ -247,6 +249,26 @@ def test_roles_revealed_stay_revealed_on_the_live_channel():
                     break
             assert [s["role"] for s in pushed["seats"]][:4] == ["citizen", "mafia", "citizen", "don"]
             await ws.close()
+    run_async(go())
+
+
+def test_a_check_entered_closes_its_form_and_the_mafias_count_is_not_written():
+    """After /don 6 the check form stayed until the window ended; the public
+    log filled with the count's bare numbers ("6 7 8")."""
+    async def go():
+        async with page() as (client, live, access):
+            state = await paired(client, access)
+            csrf = state["csrf"]
+            until(live, Phase.HUNT)
+            await post(client, "/api/input", {"type": "shot", "seat": 5}, csrf)
+            until(live, Phase.DON_CHECK)
+            before = await (await client.get("/api/state")).json()
+            assert before["checked"] == []
+            assert (await post(client, "/api/input", {"type": "don_check", "seat": 6}, csrf)).status == 200
+            after = await (await client.get("/api/state")).json()
+            assert after["phase_id"] == "don_check" and after["checked"] == ["don"]
+            said = [line["text"] for line in after["log"]]
+            assert said and not any(text.strip().isdigit() for text in said), said
     run_async(go())
 
 

@@ -63,10 +63,18 @@ def shots_to(tmp_path: Path) -> list[Path]:
     return folders
 
 
-def in_reach(page, selector: str) -> bool:
-    """On the first phone screen, and the page not scrolled to get there."""
-    bottom = page.locator(selector).evaluate("e => e.getBoundingClientRect().bottom + window.scrollY")
-    return page.evaluate("window.scrollY") == 0 and bottom <= PHONE["height"]
+def in_reach(page, selector: str, timeout: float = 10.0) -> bool:
+    """On the first phone screen, the page not scrolled to get there (waited for:
+    the series' part settles on its next poll)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        bottom = page.locator(selector).evaluate("e => e.getBoundingClientRect().bottom + window.scrollY")
+        if page.evaluate("window.scrollY") == 0 and bottom <= PHONE["height"]:
+            return True
+        if time.monotonic() > deadline:
+            print("not in reach:", selector, bottom)
+            return False
+        time.sleep(0.2)
 
 
 def tile_names(page, selector: str) -> list[str]:
@@ -80,7 +88,7 @@ def test_a_two_game_evening_from_the_phone(table):
 
     def shot(page, name: str) -> None:
         for folder in folders:
-            page.screenshot(path=str(folder / name))
+            page.screenshot(path=str(folder / name), full_page=False)
 
     def height(page, moment: str) -> None:
         heights[moment] = page.evaluate("document.documentElement.scrollHeight")
@@ -92,6 +100,10 @@ def test_a_two_game_evening_from_the_phone(table):
         expect(phone.locator("#series-roster")).to_be_visible(timeout=10_000)
         for name in ROSTER:
             phone.get_by_label(name, exact=True).check()
+        shot(phone, "evening-phone-seating-390.png")
+        legend, border = phone.locator("#series-roster").evaluate(
+            "f => [f.querySelector('legend').getBoundingClientRect().top, f.getBoundingClientRect().top]")
+        assert legend > border, (legend, border)   # the hint inside its frame, not across the border line
         phone.get_by_role("button", name="Рассадить по жребию").click()
         expect(phone.locator("#series-seated")).to_contain_text("Рассадка: 1 — ", timeout=10_000)
         seated = phone.locator("#series-seated").text_content() or ""
@@ -123,6 +135,7 @@ def test_a_two_game_evening_from_the_phone(table):
         assert all(dealt) and len(set(dealt)) == 4, dealt
         phone.get_by_role("button", name="Начать игру").click()
         expect(phone.locator("#phase")).not_to_contain_text("Раздача", timeout=10_000)
+        expect(phone.locator("#series")).to_be_hidden(timeout=2_000)   # in play: no series box, no stale message
         shot(phone, "evening-phone-night-390.png")
 
         # Game 1 ends from the tiles: every red but the ones needed disqualified.

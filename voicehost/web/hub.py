@@ -181,6 +181,7 @@ def judge_view(state: dict[str, Any]) -> None:
     state["answers"] = {"night": state.get("answers", {}).get("night", 0), "items": []}
     state["log"] = [line for line in state.get("log", []) if not line.get("private")]
     state["don_alive"] = state["sheriff_alive"] = None
+    state["checked"] = []
     state["last_input"] = None
     if state.get("window_action"):
         state["window_action"] = {**state["window_action"], "can_act": None}

@@ -3,6 +3,7 @@ check answer or anything said only to the host."""
 from __future__ import annotations
 
 from voicehost.game import floors
+from voicehost.game.keys import Key
 from voicehost.game.model import FloorKind, Output, Phase
 from voicehost.game.moderator import Moderator
 from voicehost.journal import last_host_input
@@ -40,6 +41,8 @@ def _public_day(live: LiveTable, texts: Texts) -> JSONOutObject:
         "paused": game.paused_at is not None,
         "nominations": [] if night else list(game.today),
         "candidates": list(game.candidates) if game.phase in (Phase.VOTING, Phase.TALLY) else [],
+        # whose vote is running now (the table asks for each candidate in turn)
+        "voting_for": game.state.day.candidates[game.state.day.vote_index] if game.phase is Phase.VOTING else None,
         "votes": [v.to_json() for v in game.votes if v.day == game.day],
         "alive": sorted(game.alive),
         "out": [e.seat for e in game.eliminated],
@@ -119,9 +122,14 @@ def vote_rounds(game: Moderator, texts: Texts) -> list[JSONOutObject]:
     return rounds
 
 
+# Said, never written: the mafia's count is heard at the table; on a page it was a column of bare numbers.
+UNWRITTEN = frozenset({Key.NUMBER})
+
+
 def public_lines(game: Moderator, log: list[tuple[int, Output]], keep: int = 30) -> list[JSONOutObject]:
     """What the table heard (never a private answer), numbered, for the board's live region."""
-    lines: list[JSONOutObject] = [{"n": n, "text": spoken(game, o)} for n, o in log if not o.private]
+    lines: list[JSONOutObject] = [{"n": n, "text": spoken(game, o)} for n, o in log
+                                  if not o.private and o.key not in UNWRITTEN]
     return lines[-keep:]
 
 
@@ -244,13 +252,15 @@ def host_state(live: LiveTable, texts: Texts, *, reveal_roles: bool, csrf: str,
         "best_move": game.best_move.to_json() if game.best_move else None,
         "answers": night_answers(game, texts, answers_dismissed),
         "last_input": _last_input(live, texts),
+        "checked": sorted({c.role for c in game.state.record.checks if c.night == game.state.seats.night}),
         "don_alive": _alive_role(game, "don"),
         "sheriff_alive": _alive_role(game, "sheriff"),
         "winner": game.result_text(),
         "best_player": game.best_player,
         "worst_player": game.worst_player,
         "points": {str(k): v for k, v in game.points().items()} if game.phase is Phase.GAME_OVER else {},
-        "log": [{"n": n, "t": round(o.t), "text": spoken(game, o), "private": o.private} for n, o in log[-60:]],
+        "log": [{"n": n, "t": round(o.t), "text": spoken(game, o), "private": o.private} for n, o in log[-60:]
+                if o.key not in UNWRITTEN],
         "suggestions": suggestions,
         "captions": captions(live, texts, log),
         "reveal_roles": reveal_roles,

@@ -289,8 +289,9 @@ function momentOf(s) {
   if (s.phase_id === "lift_vote") return "lift-form";
   if (s.phase_id === "candidates") return "candidates-form";
   if (s.phase_id === "hunt" && !s.shot_entered) return "shot-form";
-  if (s.phase_id === "don_check" && s.don_alive) return "don-form";
-  if (s.phase_id === "sheriff_check" && s.sheriff_alive) return "sheriff-form";
+  // A check entered closes its form: the pinned answer is what is left of the window.
+  if (s.phase_id === "don_check" && s.don_alive && !s.checked.includes("don")) return "don-form";
+  if (s.phase_id === "sheriff_check" && s.sheriff_alive && !s.checked.includes("sheriff")) return "sheriff-form";
   if (s.window_action && s.window_action.can_act) return "action-form";
   if (s.floor) return "speaker";
   return null;
@@ -338,10 +339,20 @@ function renderMoment(s) {
       .join(", ") }) : "";
 }
 
+/* The speaker's words; a nomination the table took is marked, as on the board (no bracketed "[выставлен …]"). */
 function renderCaptions(s) {
-  const caption = s.captions;
-  const text = caption ? caption.items.map((i) => (i.nominated ? "[" + i.text + "]" : i.text)).join(" ") : "";
-  if ($("host-captions").textContent !== text) $("host-captions").textContent = text;
+  const box = $("host-captions");
+  const items = s.captions ? s.captions.items : [];
+  const key = JSON.stringify(items.map((i) => [i.text, !!i.nominated]));
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  clear(box);
+  items.forEach((item, n) => {
+    if (n) box.appendChild(document.createTextNode(" "));
+    const part = document.createElement(item.nominated ? "mark" : "span");
+    part.textContent = item.text;
+    box.appendChild(part);
+  });
 }
 
 function renderCandidates(s) {
@@ -470,7 +481,8 @@ function renderNight(s) {
    link every pinned answer is announced again. */
 function renderAnswers(s, again) {
   const items = s.answers.items;
-  $("answers").hidden = items.length === 0 || !$("unpaired").hidden;
+  // The end is its own screen: the night's pinned answers do not stay over it.
+  $("answers").hidden = items.length === 0 || !$("unpaired").hidden || s.over;
   renderList($("answers-list"), items);
   const now = new Set(items.map((text) => s.answers.night + ":" + text));
   for (const text of items) {
@@ -654,6 +666,7 @@ function render(s) {
   wasOffline = false;
   if (s.over && state && !state.over) openSeat = null;  // the end is the screen now
   if (state && state.phase_id !== "setup" && s.phase_id === "setup") clearDeal();  // a new game: a deal of its own
+  if (state && state.phase_id !== s.phase_id) document.dispatchEvent(new Event("voicehost-phase"));  // series.js
   state = s;
   csrf = s.csrf;
   renderPending(s, $("pending"));

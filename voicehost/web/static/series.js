@@ -203,6 +203,8 @@
       call("/api/series/protest", { team: team.value, votes: Number(votes.value), outcome: outcome.value });
     });
     nextButton.addEventListener("click", () => call("/api/series/next", {}));
+    // The game's phase moved (the deal, the end): the series' part follows at once, not at its next poll.
+    document.addEventListener("voicehost-phase", () => call("/api/series"));
     async function loop() {
       const result = await call("/api/series");
       if (result !== false) window.setTimeout(loop, 3000);

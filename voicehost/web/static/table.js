@@ -114,7 +114,9 @@ function render(s) {
   const when = s.over || (!s.day && !s.is_night) ? "" : (s.is_night ? T("night_n", { night: s.night }) + " · " : T("day_n", { day: s.day }) + " · ");
   setText("phase", (s.is_night && !s.roles_mode ? s.phase : when + s.phase) + (s.paused ? " · " + T("paused") : ""));
   base = { floor: s.floor, paused: s.paused, at: Date.now() };
-  setText("speaker", s.floor ? T("board_speaker", { who: label(s.floor.seat, names), kind: s.floor.kind }) : "");
+  const speaker = s.floor ? T("board_speaker", { who: label(s.floor.seat, names), kind: s.floor.kind })
+    : s.voting_for ? T("board_voting_for", { who: label(s.voting_for, names) }) : "";
+  setText("speaker", speaker);
   setText("winner", s.over && s.winner ? s.winner : "");
   renderSeats(s);
   tick();
