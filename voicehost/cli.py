@@ -82,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"voicehost {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="log to stderr, in English: which recognizer listens and why, whether the captions "
-                             "run, the rule words the model lacks (before the command: voicehost -v run)")
+                             "run, the rule words the model lacks (voicehost -v run, or voicehost run -v)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     check = sub.add_parser("check-phrase", help="judge one regular day speech")
@@ -184,6 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("replay", help="rebuild a game from its journal")
     rep.add_argument("journal", type=Path)
     rep.add_argument("--protocol", type=Path, default=None, metavar="OUT.json")
+    for command in sub.choices.values():   # `voicehost run -v` as well as `voicehost -v run`
+        command.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                             help="log to stderr, in English (as voicehost -v)")
     return parser
 
 
