@@ -74,3 +74,18 @@ def test_the_page_the_terminal_and_the_speaker_write_a_value_alike():
     spoken = book.text("silenced_speaks", seat=3, seconds=30.0)
     assert "30 секунд" in spoken and ".0" not in spoken
     assert texts("probe", seconds=30.0, seats=[3, 7]) == live.text("probe", seconds=30.0, seats=[3, 7]) == "30 / 3, 7"
+
+
+def test_the_night_header_says_night_once():
+    """Issue 30: the page's header read «Ночь 2 · Ночь: стрельба»: the pages put
+    the night's number before the phase, whose core name says «Ночь» too."""
+    from voicehost.game.model import Phase
+    from voicehost.web.texts import Texts
+
+    for book, night in (("phrasebook.ru", "Ночь"), ("phrasebook.uk", "Ніч")):
+        texts = Texts(book)
+        for phase in Phase:
+            if phase.is_night:
+                header = f"{texts('night_n', night=2)} · {texts(f'phase_{phase.value}')}"
+                assert header.count(night) == 1, header
+        assert texts("table_night") == night   # the TV's own night board stays as it was
