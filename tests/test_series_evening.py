@@ -117,3 +117,20 @@ def test_an_undo_in_the_game_never_takes_back_the_seating_and_the_names_reach_th
     standings = subprocess.run([sys.executable, "-m", "voicehost", "standings", "vecher", "--format", "json",
                                 "--config", str(club / "config.toml")], capture_output=True, text=True, timeout=60)
     assert sorted(row["name"] for row in json.loads(standings.stdout)) == sorted(ROSTER[:10])
+
+
+def test_a_protest_undone_in_a_typed_evening_leaves_the_series(tmp_path):
+    """Issue 30: typed-only, /protest then /undo kept the protest in the series'
+    copy of the game (only the page's server filed the game again)."""
+    club = tmp_path
+    (club / "config.toml").write_text(f'series_dir = "{club / "series"}"\n', "utf-8")
+    subprocess.run([sys.executable, "-m", "voicehost", "series", "new", "vecher", "--players", ", ".join(ROSTER[:10]),
+                    "--config", str(club / "config.toml")], capture_output=True, text=True, timeout=60, check=True)
+    table = start(club)
+    lines = [seating(ROSTER[:10]), "/roles d4 m2 m7 s6", *(f"/dq {seat}" for seat in (1, 3, 5, 6)), "-", "-",
+             "/protest red 8 annulled", "/undo", "/quit"]
+    out, err = table.communicate("".join(line + "\n" for line in lines), timeout=120)
+    assert table.returncode == 0, err
+    assert "Отменено: /protest" in out
+    filed = json.loads((club / "series" / "vecher" / "games" / "game-001.json").read_text("utf-8"))
+    assert filed.get("protest") is None and filed["winner"] == "black"

@@ -309,6 +309,8 @@ class Terminal:
         finally:
             self._holding = False
         self.write(self.texts.text("undo_done", what=describe(undone)))
+        if self.evening is not None and not self.page and self.live.over:
+            self.save()   # a protest taken back after the end leaves the series too (the page's server does this there)
         self._release_question()
 
     def _release_question(self) -> None:
