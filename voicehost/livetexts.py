@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from voicehost.errors import DataError
 from voicehost.jsontypes import JSONObject
-from voicehost.phrasebook import formatted, phrasebook_data
+from voicehost.phrasebook import formatted, language_of, phrase, phrasebook_data
 from voicehost.phrasedata import PhraseData, source
 
 if TYPE_CHECKING:
@@ -27,10 +27,11 @@ class LiveTexts:
     beyond_table: tuple[str, ...]  # stems of number words past any table ("одиннадцат…")
     inputs: dict[str, str] = field(default_factory=dict)  # a host input in words: the page's `input_*`
     protocol: dict[str, str] = field(default_factory=dict)  # the CSV protocol's values ([live.protocol])
+    language: str = "ru"   # the plural rules' (CLDR, by Babel)
 
     def text(self, key: str, **values: object) -> str:
         try:
-            return self.lines[key].format(**formatted(values))
+            return phrase(self.lines[key], values, self.language)
         except KeyError as exc:
             raise DataError(f"phrasebook [live] block: no text '{key}' or no value {exc}") from None
 
@@ -74,7 +75,7 @@ def _live_texts(phrasebook: str, phrases: PhraseData) -> LiveTexts:
     stems = block.pop("beyond_table", [])
     protocol = block.pop("protocol", {})
     lines = {key: value.strip("\n") for key, value in block.items() if isinstance(value, str)}
-    return LiveTexts(lines, dict(roles), dict(status), tuple(stems), inputs, dict(protocol))
+    return LiveTexts(lines, dict(roles), dict(status), tuple(stems), inputs, dict(protocol), language_of(data))
 
 
 def rendered(book: Phrasebook, output: Output) -> str:

@@ -37,6 +37,48 @@ def format_value(value: object) -> str:
     return str(value)
 
 
+# CLDR's plural categories in the order a phrase lists its forms: {count:игрок|игрока|игроков}.
+PLURAL_ORDER = ("one", "few", "many", "other")
+
+
+class PluralFormatter(string.Formatter):
+    """str.format with plural forms: `{count} {count:игрок|игрока|игроков}`
+    picks the form of `count` by the language's CLDR plural rule (Babel), so
+    no phrase spells «2 игроков». Forms follow PLURAL_ORDER; a missing one is the last given."""
+
+    def __init__(self, language: str) -> None:
+        from babel import Locale  # where used: the phrase files' readers only
+
+        self.rule = Locale.parse(language).plural_form
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if "|" not in format_spec:
+            return str(super().format_field(value, format_spec))
+        forms = format_spec.split("|")
+        try:
+            category = self.rule(abs(int(str(value))))
+        except ValueError:   # no count given: the general form
+            return forms[-1]
+        index = PLURAL_ORDER.index(category) if category in PLURAL_ORDER else len(forms) - 1
+        return forms[min(index, len(forms) - 1)]
+
+
+@lru_cache(maxsize=8)
+def plural_formatter(language: str) -> PluralFormatter:
+    return PluralFormatter(language)
+
+
+def phrase(template: str, values: Mapping[str, object], language: str) -> str:
+    """A phrase's text with its values, plural forms picked for `language`."""
+    return plural_formatter(language).vformat(template, (), formatted(values))
+
+
+def language_of(data: Mapping[str, Any]) -> str:
+    """A phrasebook's language (its `language`, a club's book inheriting it): the plural rules'."""
+    language = data.get("language", "ru")
+    return language if isinstance(language, str) else "ru"
+
+
 def formatted(values: Mapping[str, object]) -> dict[str, str]:
     """Every value of a text's placeholders, formatted by `format_value`."""
     return {key: format_value(value) for key, value in values.items()}
