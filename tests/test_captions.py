@@ -277,7 +277,8 @@ def test_the_microphone_pipeline_times_every_game_from_its_own_start_and_leaves_
     clock = types.SimpleNamespace(t=0.0)
     clock.at = lambda monotonic: clock.t   # the game time the thread started at
     posted: list = []
-    live = types.SimpleNamespace(lag=1.0, hear=posted.extend, open_captions=None)
+    live = types.SimpleNamespace(lag=1.0, hear=posted.extend, open_captions=None,
+                                 hearing=types.SimpleNamespace(host_audio=None))   # no host channel
     run_async(listen(live, FakeMicrophone([CHUNK] * 30), recognizer, clock, lambda: False))   # game 1: 3 s, silent
     assert not decider.closed and recognizer.captioning
     clock.t = 100.0                                                                     # game 2's clock

@@ -481,8 +481,9 @@ function renderNight(s) {
    link every pinned answer is announced again. */
 function renderAnswers(s, again) {
   const items = s.answers.items;
-  // The end is its own screen: the night's pinned answers do not stay over it.
-  $("answers").hidden = items.length === 0 || !$("unpaired").hidden || s.over;
+  $("answers").hidden = items.length === 0 || !$("unpaired").hidden;
+  // The end is its own screen: the night's answers stay readable there, no longer pinned over it.
+  $("answers").classList.toggle("pinned", !s.over);
   renderList($("answers-list"), items);
   const now = new Set(items.map((text) => s.answers.night + ":" + text));
   for (const text of items) {

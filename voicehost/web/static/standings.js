@@ -59,7 +59,10 @@ function renderStandings(box, data) {
       if (column === "name" && why) {   // a phone has no room for the column: the reason under the name
         const under = document.createElement("span");
         under.className = "why";
-        under.textContent = T("series_col_decided_by") + ": " + why;
+        const label = document.createElement("span");
+        label.className = "visually-hidden";   // short on a phone: the reason alone, its label for a screen reader
+        label.textContent = T("series_col_decided_by") + ": ";
+        under.append(label, why);
         cell.appendChild(under);
       }
       tr.appendChild(cell);
