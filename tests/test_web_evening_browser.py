@@ -21,8 +21,12 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from tests.browserparts import CHROMIUM, FLAGS, free_port
+from tests.conftest import series_protocol
+from voicehost.series.store import Series
 
 ROSTER = ["Алиса", "Борис", "Вера", "Глеб", "Дина", "Егор", "Жанна", "Зоя", "Илья", "Кира"]
+EARLIER = ["Лев", "Мирон", "Нина"]
+ROLES = ["citizen", "mafia", "citizen", "don", "citizen", "sheriff", "mafia", "citizen", "citizen", "citizen"]
 PHONE, TV = {"width": 390, "height": 844}, {"width": 1920, "height": 1080}
 DEAL = ["#role-don", "#role-sheriff", "#role-mafia1", "#role-mafia2"]
 
@@ -31,8 +35,12 @@ DEAL = ["#role-don", "#role-sheriff", "#role-mafia1", "#role-mafia2"]
 def table(tmp_path):
     config = tmp_path / "config.toml"
     config.write_text(f'series_dir = "{tmp_path / "series"}"\n', "utf-8")
-    subprocess.run([sys.executable, "-m", "voicehost", "series", "new", "vecher", "--players", ", ".join(ROSTER),
-                    "--config", str(config)], capture_output=True, text=True, timeout=60, check=True)
+    subprocess.run([sys.executable, "-m", "voicehost", "series", "new", "vecher", "--players",
+                    ", ".join(ROSTER + EARLIER), "--config", str(config)],
+                   capture_output=True, text=True, timeout=60, check=True)
+    # An earlier game with three players not at tonight's table: the TV's standings will hold 13 rows.
+    earlier = dict(zip(EARLIER + ROSTER[:7], ROLES, strict=True))
+    Series.open(tmp_path / "series", "vecher").put("game-001", series_protocol("red", earlier, best=EARLIER[0]))
     log_path = tmp_path / "run.log"
     log = log_path.open("w")
     proc = subprocess.Popen([sys.executable, "-m", "voicehost", "run", "--text", "--mute", "--serve", "--port",
@@ -159,7 +167,7 @@ def test_a_two_game_evening_from_the_phone(table):
         points = phone.locator("#points").text_content() or ""
         assert all(name in points for name in ROSTER) and not re.search(r"\d\.\d", points), points
         shot(phone, "evening-phone-end-390.png")
-        expect(tv.locator("#series-board")).to_contain_text("игр: 1", timeout=15_000)
+        expect(tv.locator("#series-board")).to_contain_text("игр: 2", timeout=15_000)
         shot(tv, "evening-tv-standings-1920.png")
         board_text = tv.locator("#series-board").text_content() or ""
         assert all(name in board_text for name in ROSTER), board_text
@@ -169,7 +177,7 @@ def test_a_two_game_evening_from_the_phone(table):
         expect(tv.locator("#winner")).to_contain_text("Стоп игра")
         expect(tv.locator("#phase")).to_be_hidden()   # it said "Стоп игра" a second time
         expect(tv.locator("#series-board thead")).to_contain_text("Лучший ход")
-        assert tv.locator("#series-board tbody td.col-best_moves").all_text_contents() == ["0"] * 10
+        assert tv.locator("#series-board tbody td.col-best_moves").all_text_contents() == ["0"] * 13
         box = tv.locator("#series-board table").bounding_box()
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= TV["width"], box
         assert box["y"] + box["height"] <= TV["height"], box
@@ -191,10 +199,10 @@ def test_a_two_game_evening_from_the_phone(table):
         browser.close()
 
     print("page heights at 390×844:", json.dumps(heights, ensure_ascii=False))
-    protocol = json.loads((tmp_path / "series" / "vecher" / "games" / "game-001.json").read_text("utf-8"))
+    protocol = json.loads((tmp_path / "series" / "vecher" / "games" / "game-002.json").read_text("utf-8"))
     assert protocol["players"] == {str(seat): name for seat, name in seats.items()}
     assert (protocol["best_player"], protocol["worst_player"]) == (best, worst)
     standings = subprocess.run([sys.executable, "-m", "voicehost", "standings", "vecher", "--format", "json",
                                 "--config", str(tmp_path / "config.toml")], capture_output=True, text=True,
                                timeout=60)
-    assert sorted(row["name"] for row in json.loads(standings.stdout)) == sorted(ROSTER)
+    assert sorted(row["name"] for row in json.loads(standings.stdout)) == sorted(ROSTER + EARLIER)
