@@ -114,6 +114,10 @@ def test_an_undo_in_the_game_never_takes_back_the_seating_and_the_names_reach_th
     assert out.count("Следующая игра — /new") == 1 and "Дальше: /quit — выйти" not in out   # one next step
     protocol = json.loads((club / "series" / "vecher" / "games" / "game-001.json").read_text("utf-8"))
     assert sorted(protocol["players"].values()) == sorted(ROSTER[:10])
+    # Every file that holds the deal or the night's answers is the owner's alone (issue 30: the live journal was 0644).
+    written = sorted((club / "series" / "vecher" / "journals").iterdir())
+    assert any(p.suffix == ".jsonl" for p in written)
+    assert {p.name: oct(p.stat().st_mode & 0o777) for p in written} == {p.name: "0o600" for p in written}
     standings = subprocess.run([sys.executable, "-m", "voicehost", "standings", "vecher", "--format", "json",
                                 "--config", str(club / "config.toml")], capture_output=True, text=True, timeout=60)
     assert sorted(row["name"] for row in json.loads(standings.stdout)) == sorted(ROSTER[:10])

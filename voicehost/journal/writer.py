@@ -108,7 +108,8 @@ class Journal:
             raise _not_a_file(self.path)
         flags = os.O_RDWR | (0 if resume else os.O_CREAT) | getattr(os, "O_CLOEXEC", 0)
         try:
-            fd = os.open(self.path, flags, 0o644)
+            fd = os.open(self.path, flags, 0o600)   # it holds the deal and the night's checks
+            os.fchmod(fd, 0o600)                     # an older journal, made 0644, is closed up too
         except FileNotFoundError:
             raise JournalError(f"no journal at {self.path}") from None
         except OSError as exc:
@@ -335,7 +336,7 @@ class Journal:
             if self.key is not None and path != self.path and key_path(path).exists():
                 continue
             try:
-                return os.open(path, flags, 0o644), path
+                return os.open(path, flags, 0o600), path
             except FileExistsError:
                 continue
         raise OSError(errno.EEXIST, f"no free name beside {self.path}")
