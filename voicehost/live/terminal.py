@@ -118,6 +118,7 @@ class Terminal:
         self.halted = asyncio.Event()  # the journal failed: stop reading at once
         self.desk = HostDesk(live.game.rules, live.game.max_seat)   # lines starting with ">"
         self._undo_heard: tuple[str, ...] = ()
+        self._quitting = False   # the host typed /quit: an unfinished game writes no protocol
         self._written = ""   # the protocol as last written: the goodbye writes (and prints) it only if changed
         live.listeners.append(self.on_outputs)
         live.alarms.append(self.alarm)
@@ -322,11 +323,18 @@ class Terminal:
 
     # ------------------------------------------------------------ files
 
+    def _unfinished_protocol_wanted(self) -> bool:
+        """A finished game always; an unfinished one only when --protocol asked and the
+        input ran out (a recording, a script), never on the host's /quit."""
+        return self.live.over or (self.protocol is not None and not self._quitting)
+
     def save(self, *, file: bool = True) -> tuple[Path, Path] | None:
         """The protocol, JSON and CSV, beside the journal (or where --protocol says);
         `file`: an evening's finished game goes into its series too."""
         target = self.protocol or (protocol_paths(self.live.journal_path)[0] if self.live.journal_path else None)
-        if target is None or not self.live.over:   # an unfinished game has no protocol: its journal goes on
+        # An unfinished game has no protocol of its own (its journal goes on), unless the host asked for
+        # one with --protocol: a recording or script that stops mid-game writes it, winner null, as simulate does.
+        if target is None or not self._unfinished_protocol_wanted():
             return None
         written = protocol_text(self.live.game)
         try:
@@ -377,7 +385,7 @@ class Terminal:
         if journal is None or not journal.started:
             self.write(self.texts.text("no_game"))
             return
-        if self.live.over and protocol_text(self.live.game) != self._written:
+        if self._unfinished_protocol_wanted() and protocol_text(self.live.game) != self._written:
             self.save(file=False)   # an evening's game was filed when it ended (or protested)
         self.write(self.texts.text("journal_at", path=journal.path))
 
@@ -423,6 +431,7 @@ class Terminal:
                 self.write("! " + self.texts.text("evening_not_over"))
                 verdict = None
             if verdict == "quit":
+                self._quitting = True
                 self._pause_to_quit()
                 break
             if self.live.failure is not None:
