@@ -1,4 +1,4 @@
 """Prints the core figures: µs per word through the phrase rules, whole games per second."""
-from voicehost.bench import core
+from voicehost.bench.core import run
 
-core()
+run()

@@ -261,12 +261,13 @@ def test_a_recording_waits_for_the_captions_whatever_it_takes():
     recognizer.close()
 
 
-def test_the_microphone_thread_times_every_game_from_its_own_start_and_leaves_the_recognizer_open():
+def test_the_microphone_pipeline_times_every_game_from_its_own_start_and_leaves_the_recognizer_open():
     """One recognizer for an evening: its stream time runs on, game 2's words
     are timed from game 2's audio (not an hour late), the captions shifted
     alike, and the recognizer stays open for the next game."""
     import types
 
+    from tests.conftest import run_async
     from tests.fakes import FakeMicrophone
     from voicehost.live.listening import listen
 
@@ -276,17 +277,18 @@ def test_the_microphone_thread_times_every_game_from_its_own_start_and_leaves_th
     clock = types.SimpleNamespace(t=0.0)
     clock.at = lambda monotonic: clock.t   # the game time the thread started at
     posted: list = []
-    live = types.SimpleNamespace(lag=1.0, post_words=posted.extend, open_captions=None)
-    listen(live, FakeMicrophone([CHUNK] * 30), recognizer, clock, threading.Event())    # game 1: 3 s, silent
+    live = types.SimpleNamespace(lag=1.0, hear=posted.extend, open_captions=None,
+                                 hearing=types.SimpleNamespace(host_audio=None))   # no host channel
+    run_async(listen(live, FakeMicrophone([CHUNK] * 30), recognizer, clock, lambda: False))   # game 1: 3 s, silent
     assert not decider.closed and recognizer.captioning
     clock.t = 100.0                                                                     # game 2's clock
-    listen(live, FakeMicrophone([CHUNK]), recognizer, clock, threading.Event())
+    run_async(listen(live, FakeMicrophone([CHUNK]), recognizer, clock, lambda: False))
     (word,) = [w for w in posted if isinstance(w, Word)]
     # its audio began at stream time 3.0 s: 0.2 s into game 2, game time 100 - lag + 0.2
     assert word.start == pytest.approx(99.2) and word.end == pytest.approx(99.5)
     assert [(w.word, round(w.start, 2)) for w in live.open_captions()] == [("семь", 99.2)]
     captioner.fail_on = captioner.fed + 1
-    listen(live, FakeMicrophone([CHUNK]), recognizer, clock, threading.Event())
+    run_async(listen(live, FakeMicrophone([CHUNK]), recognizer, clock, lambda: False))
     assert live.open_captions() is None, "failed captions: the page shows the rule words"
     recognizer.close()
 

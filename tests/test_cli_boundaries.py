@@ -99,3 +99,14 @@ def test_an_extensible_wav_passes_the_check(tmp_path):
     data[20:22] = struct.pack("<H", 0xFFFE)          # WAVE_FORMAT_EXTENSIBLE, as sox writes
     wav.write_bytes(bytes(data))
     files.wav_file(wav, "--audio-file")
+
+
+def test_verbose_is_taken_before_and_after_the_command():
+    """Issue 30: `voicehost run -v` was refused; only `voicehost -v run` worked."""
+    from voicehost.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["run", "-v", "--text"]).verbose is True
+    assert parser.parse_args(["-v", "run", "--text"]).verbose is True
+    assert parser.parse_args(["run", "--text"]).verbose is False
+    assert parser.parse_args(["standings", "vecher", "--verbose"]).verbose is True

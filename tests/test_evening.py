@@ -31,6 +31,7 @@ from voicehost.live import AudioClock, LiveTable, open_table
 from voicehost.live.ending import protocol_csv
 from voicehost.live.session import run
 from voicehost.live.terminal import Terminal, status
+from voicehost.live.texts import live_texts
 from voicehost.live.training import Trainer
 from voicehost.phrases.words import Word, words_from_text
 from voicehost.rules import rules_for
@@ -242,20 +243,22 @@ TO_THE_HUNT = ["/roles d4 m2 m7 s6", "<80>", "выставляю седьмог�
 
 def test_a_resumed_game_is_told_to_the_table_waits_paused_and_counts_again(tmp_path):
     code, out, journal = play_typed(tmp_path, [*TO_THE_HUNT, "<4.5>", "/quit"])
-    assert [line[8:] for line in out.splitlines() if line.startswith("[")][-4:] == ["1", "2", "3", "4"]
+    assert [line[8:] for line in out.splitlines() if line.startswith("[")][-5:] == ["1", "2", "3", "4", "Пауза"]
     args = build_parser().parse_args(["run", "--text", "--mute", "--resume", str(journal)])
     again = io.StringIO()
     assert run(args, again, io.StringIO("<5>\n/resume\n<3>\n/quit\n")) == 0
     lines = again.getvalue().splitlines()
     heard = [line[8:] for line in lines if line.startswith("[")]
-    assert heard[:2] == ["Игра восстановлена после сбоя", "Пауза"]
+    # A /quit left it paused in its journal: no crash to speak of (issue 32)
+    assert heard[:1] == ["Игра продолжается с того места, где её остановили; она на паузе"]
+    assert "после сбоя" not in again.getvalue()
     assert "> Игра на паузе: продолжить — /resume" in lines
     # nothing moved while it stood paused; the broken-off count starts again from one
-    assert heard[2:] == ["Продолжаем", "Счёт начинается заново", "1", "2", "3"]
+    assert heard[1:] == ["Продолжаем", "Счёт начинается заново", "1", "2", "3", "Пауза"]
 
 
 def test_the_restored_line_is_spoken_and_the_pause_journaled(tmp_path):
-    code, out, journal = play_typed(tmp_path, ["/roles d4 m2 m7 s6", "<85>", "/quit"])
+    code, out, journal = play_typed(tmp_path, ["/roles d4 m2 m7 s6", "<85>"])   # broken off: no /quit
     game, writer, entries, _ = open_table(rules_for("4mafia"), journal, resume=True)
     live = LiveTable(game, AudioClock(start_at=game.now), journal=writer, entries=entries)
     live.speaker = speaker = FakeSpeaker()
@@ -284,7 +287,8 @@ def test_ctrl_c_prints_the_command_that_resumes_the_game(tmp_path):
     table.proc.send_signal(signal.SIGINT)
     code, out, err = table.end()
     assert code == 130
-    assert f"Продолжить эту игру: voicehost run --resume {tmp_path / 'j.jsonl'} --text --mute" in out
+    (hint,) = [line for line in out.splitlines() if line.startswith("Продолжить эту игру: ")]
+    assert hint.endswith(f"voicehost run --resume {tmp_path / 'j.jsonl'} --text --mute")   # the program as typed
 
 
 # ------------------------------------------------------------------ English reaching the host
@@ -334,16 +338,19 @@ def test_models_download_offline_leaves_no_empty_models_folder(tmp_path):
 
 def test_the_csv_protocol_speaks_the_tables_language():
     live, terminal = typed()
+    terminal.handle("/names 1=Алиса")
     to_the_end(terminal)
     rows = list(csv.reader(io.StringIO(protocol_csv(live))))
-    assert rows[0] == ["seat", "role", "points", "fouls", "eliminated", "cause", "when"]   # for importers
-    assert rows[1][:2] == ["1", "мирный"] and rows[1][4:] == ["нет", "", ""]
-    assert rows[5][1] == "мирный" and rows[5][4:] == ["да", "выстрел", "ночь 2"]
-    assert rows[7][1:2] == ["мафия"] and rows[7][4:] == ["да", "голосование", "день 1"]
+    assert rows[0] == ["место", "игрок", "роль", "баллы", "фолы", "выбыл", "причина", "когда"]
+    assert rows[1][:3] == ["1", "Алиса", "мирный"] and rows[1][5:] == ["нет", "", ""]
+    assert rows[2][:2] == ["2", "2"]                      # a seat with no name: its number, as in the JSON
+    assert rows[5][2] == "мирный" and rows[5][5:] == ["да", "выстрел", "ночь 2"]
+    assert rows[7][2:3] == ["мафия"] and rows[7][5:] == ["да", "голосование", "день 1"]
     assert ["правила", "4mafia", "победа", "красные"] in rows
     assert ["голосование", "день 2", "круг 1", "4:8"] in rows
-    english = {"citizen", "mafia", "yes", "no", "shot", "vote", "red", "ruleset", "winner", "nomination"}
-    assert not english & {cell.split()[0] for row in rows[1:] for cell in row if cell}
+    english = {"citizen", "mafia", "yes", "no", "shot", "vote", "red", "ruleset", "winner", "nomination",
+               "seat", "role", "points", "when"}
+    assert not english & {cell.split()[0] for row in rows for cell in row if cell}
 
 
 def test_a_ukrainian_csv_protocol_is_ukrainian():
@@ -351,7 +358,8 @@ def test_a_ukrainian_csv_protocol_is_ukrainian():
     for line in ("/roles d4 m2 m7 s6", *["/foul 3"] * 4):
         terminal.handle(line)
     rows = list(csv.reader(io.StringIO(protocol_csv(live))))
-    assert rows[3][1] == "мирний" and rows[3][4:] == ["так", "фоли", "ніч 1"]
+    assert rows[0][:3] == ["місце", "гравець", "роль"]
+    assert rows[3][2] == "мирний" and rows[3][5:] == ["так", "фоли", "ніч 1"]
 
 
 def fake_checkout(tmp_path: Path, setup_code: int = 0) -> Path:
@@ -396,7 +404,7 @@ def test_train_without_a_voice_or_model_prints_no_english(tmp_path):
                           env={**os.environ, "VOICEHOST_ROOT": str(tmp_path)})
     assert proc.returncode == 0 and proc.stderr == ""
     assert proc.stdout.splitlines()[-1] == "Принят номер 7"
-    assert not re.search("[A-Za-z]{4,}", proc.stdout.replace("voicehost models download", ""))
+    assert not re.search("[A-Za-z]{4,}", re.sub(r"\S*voicehost models download", "", proc.stdout))
 
 
 def test_spoken_training_judges_phrases_as_typed_ones():
@@ -419,7 +427,19 @@ def test_the_resume_command_is_the_one_the_host_started(tmp_path, monkeypatch):
     assert resume_command(journal, RunOptions(lan=True)) == \
         ".venv/bin/voicehost run --resume 'journals/game 1.jsonl' --lan"
     monkeypatch.setattr(sys, "argv", ["/usr/lib/python3/voicehost/__main__.py"])
+    monkeypatch.setattr("voicehost.paths.shutil.which", lambda name: "/usr/bin/voicehost")
     assert resume_command(journal, RunOptions(text=True)) == "voicehost run --resume 'journals/game 1.jsonl' --text"
+    # Issue 32: every option that matters comes back (the hint dropped --port)
+    everything = RunOptions(lan=True, port=9000, show_private=True, protocol=Path("out.json"), mute=True,
+                            settings=("--config", "club/config.toml", "--set", "speech_seconds=45"))
+    assert resume_command(journal, everything) == ("voicehost run --resume 'journals/game 1.jsonl' --mute --lan "
+                                                   "--port 9000 --show-private --protocol out.json "
+                                                   "--config club/config.toml --set speech_seconds=45")
+    parsed = build_parser().parse_args(["run", "--text", "--port", "9001", "--config", "c.toml", "--set", "a=1"])
+    from voicehost.live.session import options_from
+
+    assert resume_command(journal, options_from(parsed, io.StringIO())).endswith(
+        "--text --port 9001 --config c.toml --set a=1")
 
 
 def test_an_award_undone_on_the_page_is_asked_again_in_the_terminal():
@@ -432,3 +452,48 @@ def test_an_award_undone_on_the_page_is_asked_again_in_the_terminal():
     assert terminal.out.getvalue().splitlines()[-1] == "> " + ASK_WORST
     terminal.handle("6")
     assert (live.game.best_player, live.game.worst_player) == (3, 6)
+
+
+def test_names_confirms_only_what_the_line_changed():
+    """Issue 32: `/names 2=Лев` confirmed all ten names while the screens showed only Лев."""
+    live, terminal = typed()
+    terminal.handle("/names 1=Алиса 3=Вера Павловна")
+    terminal.handle("/names 2=Лев")
+    terminal.handle("/names 3=")
+    lines = terminal.out.getvalue().splitlines()
+    assert [line for line in lines if line.startswith("Имена")] == [
+        "Имена: 1 — Алиса, 3 — Вера Павловна", "Имена: 2 — Лев", "Имена: 3 — без имени"]
+    assert live.game.state.record.names == {1: "Алиса", 2: "Лев"}
+
+
+def test_the_setup_hint_names_the_command_as_the_user_must_type_it(tmp_path, monkeypatch):
+    """Issue 32: in a checkout the hint said `voicehost models download`, a
+    command the shell does not know; it is `.venv/bin/voicehost` there."""
+    from voicehost import paths
+
+    venv = tmp_path / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "voicehost").write_text("#!/bin/sh\n", "utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "prefix", str(venv))
+    monkeypatch.setattr(sys, "argv", [str(tmp_path / "voicehost" / "__main__.py")])   # python -m voicehost
+    monkeypatch.setattr(paths.shutil, "which", lambda name: None)
+    assert paths.program() == ".venv/bin/voicehost"
+    texts = live_texts("phrasebook.ru")
+    assert ".venv/bin/voicehost models download" in texts.text("no_model", path="models/x", program=paths.program())
+    monkeypatch.setattr(paths.shutil, "which", lambda name: "/usr/local/bin/voicehost")   # installed: on the PATH
+    assert paths.program() == "voicehost"
+    monkeypatch.setattr(sys, "argv", ["/opt/club/.venv/bin/voicehost", "run"])           # as it was started
+    assert paths.program() == "/opt/club/.venv/bin/voicehost"
+
+
+def test_a_killed_sheriffs_best_move_is_refused_with_a_plain_reason():
+    """Issue 32: the refusal read "У шерифа нет лучшего хода (4.3.3)": a rule number where a reason belongs."""
+    live, terminal = typed()
+    for line in [*TO_THE_HUNT, "/shot 6", "<11>", "/don 1", "<10>", "<10>"]:
+        terminal.handle(line)
+    with pytest.raises(VoicehostError) as refused:
+        terminal.handle("/best 2 4 7")
+    line = terminal.refusal(refused.value)
+    assert line == "Шериф не называет лучший ход: он проверял игроков, и баллов за такой ход ему не положено"
+    assert not re.search(r"\d\.\d", line) and live.game.best_move is None

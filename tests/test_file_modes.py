@@ -1,7 +1,7 @@
 """Issue 30, item 3: every file that holds roles or answers is its owner's alone
-(0600): the live journals of `run --text` and `run --serve` (they were 0644), an
-older journal resumed, and every other writer (key, devices, protocols and their
-CSV, exports, simulate's journal, a series' files)."""
+(0600): the live journals of `run --text` and `run --serve` (they were 0644) and
+everything beside them, an older journal resumed, and every other writer
+(protocols and their CSV, exports, simulate's journal, a series' files)."""
 from __future__ import annotations
 
 import os
@@ -33,10 +33,10 @@ def _run(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_a_live_games_journal_and_every_file_beside_it_are_0600(tmp_path, serve):
     games = tmp_path / "games"
     games.mkdir()
-    proc = _run(tmp_path, "--journal", str(games / "g.jsonl"), "--protocol", str(games / "g.protocol.json"), *serve)
+    proc = _run(tmp_path, "--journal", str(games / "g.jsonl"), *serve)
     assert proc.returncode == 0, proc.stderr
     modes = _modes(games)
-    assert {"g.jsonl", "g.jsonl.key", "g.protocol.json", "g.protocol.csv"} <= set(modes), modes
+    assert {"g.jsonl", "g.jsonl.key"} <= set(modes), modes
     assert set(modes.values()) == {0o600}, modes
 
 

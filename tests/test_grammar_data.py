@@ -215,10 +215,11 @@ def test_every_shipped_file_copied_whole_is_a_valid_club_file(tmp_path):
     the shipped grammars/ and edits a line starts."""
     import shutil
 
+    from voicehost.config import load_phrase_file
     from voicehost.phrasedata import PhraseData, check_club
 
     shutil.copytree(GRAMMARS, tmp_path / "grammars")
-    check_club(PhraseData(club=tmp_path / "grammars"))
+    check_club(PhraseData(club=tmp_path / "grammars"), load_phrase_file)
     assert sorted(p.name for p in (tmp_path / "grammars").glob("*.toml")) == sorted(
         p.name for p in GRAMMARS.glob("*.toml"))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from voicehost.journal_bench import measure
+from voicehost.bench.journal import measure
 
 
 def test_a_bench_game_resumes_identically_and_writes_runs_of_words(tmp_path):

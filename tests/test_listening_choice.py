@@ -75,7 +75,7 @@ class FakeModel:
 
 
 def test_the_log_says_which_recognizer_and_why(caplog, monkeypatch):
-    from voicehost.live import listening
+    from voicehost.asr import factory as listening  # recognizer_for and listening_recognizer live in asr/ now
 
     built = {}
 
@@ -86,7 +86,7 @@ def test_the_log_says_which_recognizer_and_why(caplog, monkeypatch):
 
     monkeypatch.setattr(listening, "VoskRecognizer", Recorded)
     model = FakeModel({"[unk]", "выставляю"})
-    with caplog.at_level(logging.INFO, logger="voicehost.live.listening"):
+    with caplog.at_level(logging.INFO, logger="voicehost.asr.factory"):
         listening.listening_recognizer(model, AsrSettings(mode="auto", stable_ms=120), ["выставляю", "семь"],
                                        weights={"выставляю": 3})
     assert built == {"phrases": ["выставляю", "семь"], "stable_seconds": 0.12, "fillers": [],

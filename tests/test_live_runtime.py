@@ -68,9 +68,7 @@ def test_own_voice_is_an_echo_with_the_default_listen_lag():
 
     async def scenario():
         live.bind(asyncio.get_running_loop())
-        stop = threading.Event()
-        thread = threading.Thread(target=listen, args=(live, FakeMicrophone(), FakeRecognizer(), clock, stop))
-        thread.start()
+        microphone = asyncio.create_task(listen(live, FakeMicrophone(), FakeRecognizer(), clock, lambda: False))
         try:
             await async_wait_for(lambda: mic_started)
             live.apply_json({"type": "setup", "roles": ROLES})
@@ -86,7 +84,7 @@ def test_own_voice_is_an_echo_with_the_default_listen_lag():
             assert live.game.floor.seat == 1
         finally:
             heard.put(None)
-            await asyncio.get_running_loop().run_in_executor(None, thread.join, 10)
+            await asyncio.wait_for(microphone, 10)
 
     run_async(scenario(), 30)
     speaker.close()
@@ -235,22 +233,35 @@ def test_during_an_undo_host_inputs_wait_and_words_are_kept(monkeypatch):
     assert [e.event["type"] for e in live.entries].count("foul") == 0
 
 
-def test_microphone_words_are_posted_to_the_loop():
+def test_microphone_words_are_heard_on_the_loop_the_recognizer_off_it():
+    """The input pipeline runs the recognizer in an executor and the table
+    changes on the loop's thread only (issue 27.3: no thread posting words)."""
+    from voicehost.live.pipeline import Timing, hear_audio
+
     live = LiveTable(new_game(rules_for("4mafia")), AudioClock())
     live.apply_json({"type": "setup", "roles": ROLES})
     until(live, Phase.SPEECH)
-    owner = []
+    owner, recognizing = [], []
+    start = live.game.now
+
+    class Recognizer:
+        audio_time = 0.0
+
+        def accept(self, chunk):
+            recognizing.append(threading.current_thread())
+            return [Word("спасибо", 1, 1.4)]
+
+        def finish(self):
+            return []
 
     async def scenario():
         live.bind(asyncio.get_running_loop())
         live.listeners.append(lambda outputs: owner.append(threading.current_thread()))
-        start = live.game.now
-        thread = threading.Thread(target=live.post_words, args=([Word("спасибо", start + 1, start + 1.4)],))
-        thread.start()
-        thread.join(5)
+        await hear_audio(live, iter([b"\0" * 640]), Recognizer(), Timing(lambda: start, lenient=True))
         await async_wait_for(lambda: live.game.floor.seat == 2)
     run_async(scenario(), 10)
     assert owner and all(t is threading.main_thread() for t in owner)
+    assert recognizing and threading.main_thread() not in recognizing
 
 
 # ------------------------------------------------------------------ typed play
@@ -270,7 +281,7 @@ def test_a_typed_game_ends_with_awards_and_its_protocol_beside_the_journal(tmp_p
     assert lines[-2] == f"Журнал: {journal}"
     data = json.loads(json_path.read_text("utf-8"))
     assert data["winner"] == "red" and data["best_player"] == 3 and data["worst_player"] is None
-    assert csv_path.read_text("utf-8").startswith("seat,role,points")
+    assert csv_path.read_text("utf-8").startswith("место,игрок,роль,баллы")
     assert replay(journal)[0].best_player == 3
     # ... and the rating platforms' records beside the protocol, with the names the host typed
     records = [tmp_path / "game.protocol.mafiaratings.json", tmp_path / "game.protocol.polemica.json"]
@@ -299,20 +310,34 @@ def test_quit_before_the_deal_leaves_no_journal(tmp_path):
     assert "Игра не началась: журнал не создан" in out and "Журнал:" not in out.splitlines()[-1]
 
 
-def test_quit_says_where_the_journal_and_protocol_are(tmp_path):
+def test_quit_mid_game_says_where_the_journal_is_and_writes_no_protocol(tmp_path):
+    """Issue 32: a /quit mid-game wrote a protocol of the unfinished game (which
+    `series add` then refused); its journal is what goes on."""
     code, out, journal = play_typed(tmp_path, ["/roles d4 m2 m7 s6", "<80>", "/quit"],
                                     "--protocol", str(tmp_path / "p.json"))
-    assert f"Протокол: {tmp_path / 'p.json'} и {tmp_path / 'p.csv'}" in out
-    assert f"Журнал: {journal}" in out
-    assert json.loads((tmp_path / "p.json").read_text("utf-8"))["winner"] is None
+    assert f"Журнал: {journal}" in out and "Протокол" not in out
+    assert not (tmp_path / "p.json").exists() and not (tmp_path / "p.csv").exists()
+
+
+MAFIA_WINS = ["/roles d4 m2 m7 s6", "/dq 1", "/dq 3", "/dq 5", "/dq 6", "-", "-"]   # four reds out
 
 
 def test_a_protocol_that_cannot_be_written_is_one_line(tmp_path):
-    code, out, journal = play_typed(tmp_path, ["/roles d4 m2 m7 s6", "/quit"],
+    code, out, journal = play_typed(tmp_path, [*MAFIA_WINS, "/quit"],
                                     "--protocol", str(tmp_path / "gone" / "p.json"))
     assert code == 0 and f"Журнал: {journal}" in out
-    (line,) = [line for line in out.splitlines() if "Протокол" in line]
+    line = next(line for line in out.splitlines() if "Протокол" in line)
     assert line.startswith(f"! Протокол не записан ({tmp_path / 'gone' / 'p.json'}: ")
+
+
+def test_the_protocol_lines_are_printed_once_at_the_end_of_typed_play(tmp_path):
+    """Issue 30: the protocol and the rating records were written and printed
+    twice, at the end of the game and again on /quit."""
+    code, out, journal = play_typed(tmp_path, [*MAFIA_WINS, "/quit"], "--protocol", str(tmp_path / "p.json"))
+    lines = out.splitlines()
+    assert lines.count(f"Протокол: {tmp_path / 'p.json'} и {tmp_path / 'p.csv'}") == 1
+    assert sum(line.startswith("Для рейтинга: ") for line in lines) == 1
+    assert json.loads((tmp_path / "p.json").read_text("utf-8"))["winner"] == "black"
 
 
 def test_deal_shows_the_host_the_roles_marked_private():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from voicehost.phrases.check import check_speech
+from voicehost.checkphrase import check_speech
 from voicehost.phrases.listener import SpeechListener, StaticContext
 from voicehost.phrases.words import Word, words_from_text
 from voicehost.rules import rules_for

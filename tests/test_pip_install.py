@@ -17,7 +17,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-DEPS = ("numpy", "rapidfuzz")   # the core's dependencies, taken from the running venv
+DEPS = ("numpy", "rapidfuzz", "babel")   # the core's dependencies, taken from the running venv
 
 
 @pytest.fixture(scope="module")

@@ -218,7 +218,8 @@ def _hand_listed(game: Moderator) -> tuple[set[str], set[str]]:
                  for sec in {rules.silenced_speech_seconds, rules.silenced_speech_seconds_few}]
     said += [(key, {"seat": s}) for key in ("third_foul", "removed_fouls", "disqualified", "left_table",
                                             "single_day_one", "single_nominee", "best_player", "worst_player",
-                                            "don_yes", "don_no", "sheriff_black", "sheriff_red") for s in seats]
+                                            "don_yes", "don_no", "sheriff_black", "sheriff_red",
+                                            "out_of_turn") for s in seats]
     said += [(key, {"seat": s, "card": role}) for key in game.variant.card_lines for s in seats
              for role in book.cards]
     rare = {book.render(Output(0.0, OutputKind.SAY, key, False, values)) for key, values in said}
@@ -236,5 +237,6 @@ def test_the_key_registry_prerenders_the_lines_once_listed_by_hand(name, overrid
     fixed |= {game.book.render(o) for o in speaking._answers(game)} | set(speaking.corrections(game))
     said = live_texts(game.rules.phrasebook)
     fixed |= {said.text("journal_failed_say"), said.text("journal_rewritten_say")}
+    fixed |= set(speaking.host_lines(game))   # the host's spoken commands said back (SPEC §7.2)
     assert set(fixed_phrases(game)) == fixed
     assert set(rare_phrases(game)) == rare - fixed

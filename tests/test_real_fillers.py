@@ -103,7 +103,7 @@ def test_auto_at_the_table_takes_the_grammar_with_fillers_for_a_model_without_un
     from voicehost.live.listening import recognizer_for
 
     config = Config(asr=AsrSettings(model=str(KO_MODEL), low_latency=False, captions="on"))
-    with caplog.at_level("INFO", logger="voicehost.live.listening"):
+    with caplog.at_level("INFO", logger="voicehost.asr.factory"):
         recognizer = recognizer_for(config, config.rules(), io.StringIO())
     assert recognizer.phrases is not None and len(recognizer.fillers) == 400
     assert "listening with the grammar recognizer" in caplog.text and "400 of its most frequent" in caplog.text
@@ -194,9 +194,9 @@ def test_at_the_tables_grammar_size_every_nomination_is_heard_from_the_partials(
     게임" became "라디오국 [unk]"; unweighted, a partial showed "라디오 어제" as
     "라디오쇼" up to the final result, 1.1 s after the number."""
     from voicehost.asr import TRIGGER, Revision
-    from voicehost.latency_bench import _Table
+    from voicehost.bench.standins import StandInTable
 
-    table = _Table(KO_MODEL)
+    table = StandInTable(KO_MODEL)
     table.model = ko_live_model()
     recognizer = table.recognizer()
     recognizer.warm_up()

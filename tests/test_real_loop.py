@@ -81,7 +81,7 @@ def test_piper_voice_speaks_the_loop(game_wav, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert read_wav(record).seconds > 10.0 and "espeak-ng" not in proc.stderr
     # -v: what the table chose and why, in the log on stderr
-    assert "INFO voicehost.live.listening: listening with the grammar recognizer" in proc.stderr
+    assert "INFO voicehost.asr.factory: listening with the grammar recognizer" in proc.stderr
     assert "[asr] captions is auto" in proc.stderr
 
 

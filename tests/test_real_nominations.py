@@ -13,10 +13,10 @@ from tests.realparts import JOE_VOICE, ko_live_model
 from tools.latency_fixture import FIXTURE, STAND_INS, StandIns, load_transcript
 from voicehost.asr import VoskRecognizer, plain_words
 from voicehost.audio import WavFileSink, WavFileSource, read_wav
+from voicehost.bench.latency import day_game
 from voicehost.game.events import parse_event
 from voicehost.game.moderator import Moderator
 from voicehost.journal import Journal, Table, replay_entries
-from voicehost.latency_bench import day_game
 from voicehost.live import AudioClock, LiveTable
 from voicehost.live.listening import HostScript, play_recording
 from voicehost.live.playback import Speaker

@@ -103,7 +103,7 @@ def test_grammar_mode_without_unk_in_the_model_listens_openly(caplog):
     from voicehost.live.listening import listening_recognizer
 
     assert not VoskRecognizer(ko_model()).knows("[unk]")
-    with caplog.at_level("INFO", logger="voicehost.live.listening"):
+    with caplog.at_level("INFO", logger="voicehost.asr.factory"):
         recognizer = listening_recognizer(ko_model(), AsrSettings(mode="auto"), ["안녕하세요"])
     assert recognizer.phrases is None and "no [unk]" in caplog.text
     assert VoskRecognizer(ko_model(), phrases=["안녕하세요"]).phrases == ["안녕하세요"]
@@ -243,7 +243,7 @@ def test_auto_mode_on_a_model_without_unk_listens_openly_and_hears_the_fixture(c
     from voicehost.config import AsrSettings
     from voicehost.live.listening import listening_recognizer
 
-    with caplog.at_level("INFO", logger="voicehost.live.listening"):
+    with caplog.at_level("INFO", logger="voicehost.asr.factory"):
         recognizer = listening_recognizer(ko_live_model(), AsrSettings(mode="auto"),
                                           grammar_phrases(load_grammar("ru")))
     assert recognizer.phrases is None and not recognizer.knows("[unk]")
@@ -279,7 +279,7 @@ def test_the_table_recognizer_warns_of_unheard_words_and_judges_by_meaning(rules
 
     config = Config(ruleset=ruleset, asr=AsrSettings(model=str(KO_MODEL), low_latency=False, captions="off"))
     out = io.StringIO()
-    with caplog.at_level("INFO", logger="voicehost.live.listening"):
+    with caplog.at_level("INFO", logger="voicehost.asr.factory"):
         recognizer = recognizer_for(config, config.rules(), out)
     meaning = recognizer._committer.meaning
     recognizer.close()

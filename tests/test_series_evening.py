@@ -85,3 +85,56 @@ def test_quitting_mid_game_names_the_command_that_goes_on_with_the_evening(tmp_p
     assert "! Следующая игра — только после конца этой" in out
     assert "Рассадка: место 1 — " in out                       # the draw is announced
     assert "run --series vecher --text --mute" in out
+    journals = club / "series" / "vecher" / "journals"
+    assert not list(journals.glob("*.protocol.*"))             # an unfinished game has no protocol
+    again = start(club)
+    out, err = again.communicate("/quit\n", timeout=60)
+    assert again.returncode == 0, err
+    assert "Игра продолжается с того места, где её остановили; она на паузе" in out
+    assert "после сбоя" not in out                                # a /quit is no crash
+    assert not list(journals.glob("*.protocol.*"))
+
+
+def test_an_undo_in_the_game_never_takes_back_the_seating_and_the_names_reach_the_standings(tmp_path):
+    """Issue 32's reproducer: /foul 3, /undo, /undo in day 1 took the seating
+    back ("Отмена: рассадка"), so the protocol and the standings ranked "3", "6"…"""
+    club = tmp_path
+    (club / "config.toml").write_text(f'series_dir = "{club / "series"}"\n', "utf-8")
+    subprocess.run([sys.executable, "-m", "voicehost", "series", "new", "vecher", "--players", ", ".join(ROSTER[:10]),
+                    "--config", str(club / "config.toml")], capture_output=True, text=True, timeout=60, check=True)
+    table = start(club)
+    lines = [seating(ROSTER[:10]), "/roles d4 m2 m7 s6", "<5>", "/foul 3", "/undo", "/undo",
+             "/dq 2", "/dq 7", "/dq 4", "3", "5", "/quit"]
+    out, err = table.communicate("".join(line + "\n" for line in lines), timeout=120)
+    assert table.returncode == 0, err
+    assert "Отмена: фол игроку 3" in out
+    assert "Отмена: рассадка" not in out
+    assert "! Отменять нечего: рассадка и раздача ролей остаются до конца игры" in out
+    assert "Новые игроки" not in out                       # the roster is not joined by seat numbers
+    assert out.count("Следующая игра — /new") == 1 and "Дальше: /quit — выйти" not in out   # one next step
+    protocol = json.loads((club / "series" / "vecher" / "games" / "game-001.json").read_text("utf-8"))
+    assert sorted(protocol["players"].values()) == sorted(ROSTER[:10])
+    # Every file that holds the deal or the night's answers is the owner's alone (issue 30: the live journal was 0644).
+    written = sorted((club / "series" / "vecher" / "journals").iterdir())
+    assert any(p.suffix == ".jsonl" for p in written)
+    assert {p.name: oct(p.stat().st_mode & 0o777) for p in written} == {p.name: "0o600" for p in written}
+    standings = subprocess.run([sys.executable, "-m", "voicehost", "standings", "vecher", "--format", "json",
+                                "--config", str(club / "config.toml")], capture_output=True, text=True, timeout=60)
+    assert sorted(row["name"] for row in json.loads(standings.stdout)) == sorted(ROSTER[:10])
+
+
+def test_a_protest_undone_in_a_typed_evening_leaves_the_series(tmp_path):
+    """Issue 30: typed-only, /protest then /undo kept the protest in the series'
+    copy of the game (only the page's server filed the game again)."""
+    club = tmp_path
+    (club / "config.toml").write_text(f'series_dir = "{club / "series"}"\n', "utf-8")
+    subprocess.run([sys.executable, "-m", "voicehost", "series", "new", "vecher", "--players", ", ".join(ROSTER[:10]),
+                    "--config", str(club / "config.toml")], capture_output=True, text=True, timeout=60, check=True)
+    table = start(club)
+    lines = [seating(ROSTER[:10]), "/roles d4 m2 m7 s6", *(f"/dq {seat}" for seat in (1, 3, 5, 6)), "-", "-",
+             "/protest red 8 annulled", "/undo", "/quit"]
+    out, err = table.communicate("".join(line + "\n" for line in lines), timeout=120)
+    assert table.returncode == 0, err
+    assert "Отменено: /protest" in out
+    filed = json.loads((club / "series" / "vecher" / "games" / "game-001.json").read_text("utf-8"))
+    assert filed.get("protest") is None and filed["winner"] == "black"

@@ -171,3 +171,23 @@ def test_a_protocol_that_does_not_fit_is_one_clear_error(change, needle):
     data = {**protocol("red", RED_WON), **change}
     with pytest.raises(InputError, match=needle):
         game_from(json.loads(json.dumps(data)))
+
+
+def test_unnamed_seats_of_different_games_are_different_players(tmp_path):
+    """Issue 30: seat "3" of game 1 merged with seat "3" of game 2 (the protocol
+    names an unnamed seat by its number); named players still merge by name,
+    and unnamed seats never join a series' roster."""
+    from voicehost.series.store import Series
+
+    roles = ["citizen", "mafia", "citizen", "don", "citizen", "sheriff", "mafia", "citizen", "citizen", "citizen"]
+    unnamed = protocol("red", {str(seat): role for seat, role in enumerate(roles, start=1)})
+    named = protocol("black", dict(zip(["Алиса", *map(str, range(2, 11))], roles, strict=True)))
+    rows = standings([game_from(unnamed), game_from(named)], Lot(seed=1))
+    assert len(rows) == 20 and sum(r.games for r in rows) == 20     # no two seats merged
+    assert {"3 (#1)", "3 (#2)", "Алиса"} <= {r.name for r in rows}
+    assert all(r.games == 1 for r in rows)
+    alone = standings([game_from(unnamed)], Lot(seed=1))          # one game: the seat's number is its name
+    assert sorted(r.name for r in alone) == sorted(map(str, range(1, 11)))
+    series = Series.create(tmp_path, "vecher", ["Алиса"], "4mafia")
+    assert series.put("game-001", unnamed) == [] and series.put("game-002", named) == []
+    assert series.roster == ["Алиса"]

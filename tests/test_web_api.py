@@ -172,9 +172,11 @@ def test_vote_entry_and_undo_through_the_page():
             until(live, Phase.SPEECH)
             live.hear(_words(live, "выставляю седьмого спасибо"))
             live.hear(_words(live, "выставляю третьего спасибо"))
+            until(live, Phase.VOTING)   # the TV says whose vote is running
+            assert (await (await client.get("/api/state")).json())["voting_for"] == 7
             until(live, Phase.TALLY)
             state = await (await client.get("/api/state")).json()
-            assert state["candidates"] == [7, 3] and state["voters"] == 10
+            assert state["candidates"] == [7, 3] and state["voters"] == 10 and state["voting_for"] is None
             response = await post(client, "/api/input", {"type": "votes", "counts": {"7": 7}}, csrf)
             assert response.status == 200
             assert (await response.json())["out"] == [7]
@@ -229,6 +231,47 @@ def test_roles_hidden_until_revealed():
     run_async(go())
 
 
+def test_roles_revealed_stay_revealed_on_the_live_channel():
+    """The socket kept the session it connected with: the next push after
+    "Показать роли" hid the roles again until the page was reloaded."""
+    async def go():
+        async with page() as (client, live, access):
+            state = await paired(client, access)
+            ws = await client.ws_connect("/api/ws", headers={"Origin": client.origin})
+            first = json.loads(await asyncio.wait_for(ws.receive_str(), 5))["state"]
+            assert all("role" not in seat for seat in first["seats"])
+            await post(client, "/api/reveal", {"show": True}, state["csrf"])
+            assert (await post(client, "/api/input", {"type": "foul", "seat": 3}, state["csrf"])).status == 200
+            while True:   # the push the foul makes
+                message = json.loads(await asyncio.wait_for(ws.receive_str(), 5))
+                pushed = message.get("state", {})
+                if pushed and pushed["seats"][2]["fouls"] == 1:
+                    break
+            assert [s["role"] for s in pushed["seats"]][:4] == ["citizen", "mafia", "citizen", "don"]
+            await ws.close()
+    run_async(go())
+
+
+def test_a_check_entered_closes_its_form_and_the_mafias_count_is_not_written():
+    """After /don 6 the check form stayed until the window ended; the public
+    log filled with the count's bare numbers ("6 7 8")."""
+    async def go():
+        async with page() as (client, live, access):
+            state = await paired(client, access)
+            csrf = state["csrf"]
+            until(live, Phase.HUNT)
+            await post(client, "/api/input", {"type": "shot", "seat": 5}, csrf)
+            until(live, Phase.DON_CHECK)
+            before = await (await client.get("/api/state")).json()
+            assert before["checked"] == []
+            assert (await post(client, "/api/input", {"type": "don_check", "seat": 6}, csrf)).status == 200
+            after = await (await client.get("/api/state")).json()
+            assert after["phase_id"] == "don_check" and after["checked"] == ["don"]
+            said = [line["text"] for line in after["log"]]
+            assert said and not any(text.strip().isdigit() for text in said), said
+    run_async(go())
+
+
 def test_protocol_downloads():
     async def go():
         async with page() as (client, live, access):
@@ -236,7 +279,7 @@ def test_protocol_downloads():
             data = await (await client.get("/api/protocol.json")).json()
             assert data["ruleset"] == "4mafia" and set(data["points"]) == {str(s) for s in range(1, 11)}
             csv_text = await (await client.get("/api/protocol.csv")).text()
-            assert csv_text.splitlines()[0] == "seat,role,points,fouls,eliminated,cause,when"
+            assert csv_text.splitlines()[0] == "место,игрок,роль,баллы,фолы,выбыл,причина,когда"
     run_async(go())
 
 
@@ -458,4 +501,48 @@ def test_the_host_nominates_by_hand_from_the_page():
             assert answer.status == 200 and (await answer.json())["nominations"] == [7]
             again = await post(client, "/api/input", {"type": "nominate", "seat": 8}, state["csrf"])
             assert again.status == 409 and "уже выставлял" in (await again.json())["error"]
+    run_async(go())
+
+
+def test_a_reveal_holds_on_the_live_channel():
+    """Issue 32: "Показать роли" answered with the roles, but the next push on
+    the live channel (which keeps the session it connected with) hid them again."""
+    async def go():
+        async with page() as (client, live, access):
+            state = await paired(client, access)
+            ws = await client.ws_connect("/api/ws", headers={"Origin": client.origin})
+            first = json.loads(await asyncio.wait_for(ws.receive_str(), 5))["state"]
+            assert all("role" not in seat for seat in first["seats"])
+            shown = await (await post(client, "/api/reveal", {"show": True}, state["csrf"])).json()
+            assert shown["reveal_roles"] is True
+            await post(client, "/api/input", {"type": "foul", "seat": 2}, state["csrf"])   # a push follows
+            deadline = asyncio.get_running_loop().time() + 30
+            while True:
+                pushed = json.loads(await asyncio.wait_for(ws.receive_str(), 30))["state"]
+                if pushed["seats"][1]["fouls"] == 1:
+                    break
+                assert asyncio.get_running_loop().time() < deadline
+            assert pushed["reveal_roles"] is True
+            assert [s["role"] for s in pushed["seats"]][:4] == ["citizen", "mafia", "citizen", "don"]
+            await ws.close()
+    run_async(go())
+
+
+def test_the_page_deals_at_random_and_shows_the_host_the_deal():
+    """Issue 32: the page's own random deal (POST /api/deal), as typed /deal:
+    ten seats, 6 citizens, 2 mafia, a don and a sheriff, journaled as a setup,
+    shown to the device that asked; refused once the roles are dealt."""
+    async def go():
+        async with page(setup=False) as (client, live, access):
+            state = await paired(client, access)
+            dealt = await post(client, "/api/deal", {}, state["csrf"])
+            assert dealt.status == 200, await dealt.text()
+            body = await dealt.json()
+            assert sorted(body["deal"].values()) == sorted(["citizen"] * 6 + ["mafia"] * 2 + ["don", "sheriff"])
+            assert body["phase_id"] == "mafia_meeting" and body["reveal_roles"] is True
+            assert {str(s["seat"]): s["role"] for s in body["seats"]} == body["deal"]
+            assert live.entries[-1].event == {"type": "setup", "roles": body["deal"]}
+            again = await post(client, "/api/deal", {}, state["csrf"])
+            assert again.status == 409 and in_words((await again.json())["error"])
+            assert (await post(client, "/api/deal", {})).status == 403      # a host's page only (CSRF)
     run_async(go())

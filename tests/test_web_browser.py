@@ -133,7 +133,7 @@ def test_pair_and_play_by_clicking(served):
         expect(page.locator("#winner")).to_have_text("Стоп игра. Победа мирного города", timeout=10_000)
         page.get_by_label("Лучший игрок", exact=True).select_option("6")
         page.get_by_role("button", name="Назвать").first.click()
-        expect(page.locator("#points")).to_contain_text("6: 1.75")
+        expect(page.locator("#points")).to_contain_text("6: 1,75")   # the table's number format, as on the TV
 
         # The host names a player from the seat's panel; the name stands on the seat's tile
         # and goes into the records.
@@ -202,6 +202,7 @@ def test_city_table_by_clicking(served_city):
         # The night ends with the last window; its answer stays pinned until the host dismisses it.
         expect(page.locator("#winner")).to_have_text("Стоп игра. Победа города", timeout=30_000)
         expect(page.locator("#answers")).to_be_visible()
+        assert "pinned" not in (page.locator("#answers").get_attribute("class") or "")   # the end: not over it
         expect(page.locator("#answers-list")).to_have_text("Комиссар: игрок 9 — маньяк")
         expect(page.locator("#winner")).to_have_text("Стоп игра. Победа города", timeout=10_000)
         expect(page.locator("#log")).to_contain_text("Этой ночью погиб игрок номер 3. Он был честным жителем")

@@ -168,7 +168,7 @@ def test_a_whole_game_hosted_from_a_phone(typed):
         typed.say("выставляю седьмого спасибо")
         floor(2)
         typed.say("выставляю третьего")
-        expect(phone.locator("#host-captions")).to_contain_text("[выставлен игрок 3]", timeout=10_000)
+        expect(phone.locator("#host-captions mark")).to_have_text("выставлен игрок 3", timeout=10_000)
         shoot(phone, "console-2-speech")
         typed.say("спасибо")
         for seat in range(3, 11):

@@ -14,11 +14,13 @@ import re
 import time
 
 import aiohttp
+import pytest
 from aiohttp.test_utils import TestServer
 from yarl import URL
 
 from tests.conftest import ROLES, async_wait_for, run_async, series_protocol
 from tests.webparts import SECRETS, in_words, judge_token, paired, post, signing_client
+from voicehost.errors import InputError
 from voicehost.game.model import Phase
 from voicehost.game.moderator import Moderator
 from voicehost.journal import Journal, Table
@@ -29,8 +31,10 @@ from voicehost.rules import rules_for
 from voicehost.series.store import Series
 from voicehost.web.access import PROOF_HEADER, Access, allowed_hosts
 from voicehost.web.devices import proof_mac
-from voicehost.web.series import EVENING_HOURS, EveningPage, SeriesDesk, add_series, fresh_evening, switch_table
+from voicehost.web.evening import EveningPage
+from voicehost.web.series import EVENING_HOURS, SeriesDesk, add_series, fresh_evening, switch_table
 from voicehost.web.server import Hub, make_app
+from voicehost.web.state import table_state
 
 ROSTER = ["Алиса", "Борис", "Вера", "Глеб", "Дина", "Егор", "Жанна", "Зоя", "Илья", "Кира", "Лёва"]
 REDS_OUT = (1, 3, 5, 6)   # four reds disqualified: the mafia wins at once
@@ -132,6 +136,11 @@ def test_seating_from_the_roster_by_lot_and_in_order(tmp_path):
             drawn = await post(client, "/api/series/seating", {"names": ROSTER[1:], "draw": True}, csrf)
             assert drawn.status == 200
             assert sorted(hub.live.game.state.record.names.values()) == sorted(ROSTER[1:])
+            names = hub.live.game.state.record.names
+            board = table_state(hub.live, hub.texts)   # what the TV and the overlay draw
+            assert {tile["seat"]: tile["name"] for tile in board["seats"]} == names
+            host = await (await client.get("/api/state")).json()
+            assert {tile["seat"]: tile["name"] for tile in host["seats"]} == names
             await post(client, "/api/input", {"type": "setup", "roles": ROLES}, csrf)
             late = await post(client, "/api/series/seating", {"names": ROSTER[:10], "draw": True}, csrf)
             assert "раздачи" in await refused(late, 409)
@@ -219,15 +228,19 @@ def test_the_next_game_is_served_by_the_same_page(tmp_path):
         async with desk_page(evening, first) as (client, hub, access, _):
             csrf = (await paired(client, access))["csrf"]
             await post(client, "/api/input", {"type": "setup", "roles": ROLES}, csrf)
+            await post(client, "/api/reveal", {"show": True}, csrf)
             assert (await (await client.get("/api/state")).json())["phase_id"] != "setup"
             switch_table(hub, second)
             state = await (await client.get("/api/state")).json()   # the same device, no pairing again
             assert state["phase_id"] == "setup" and state["log"] == []
+            assert all("role" not in seat for seat in state["seats"])   # game 2's deal starts empty
             said = hub.said
             first.apply_json({"type": "pause"}) if first.game.phase is not Phase.GAME_OVER else None
             assert hub.said == said   # the old game no longer speaks to the page
             good = await post(client, "/api/series/seating", {"names": ROSTER[:10], "draw": True}, state["csrf"])
             assert good.status == 200 and second.game.state.record.names and not first.game.state.record.names
+            dealt = await (await post(client, "/api/deal", {}, state["csrf"])).json()   # or at random
+            assert dealt["deal"] == {str(s): r.value for s, r in second.game.roles.items()}
     run_async(go())
 
 
@@ -456,3 +469,61 @@ def test_a_crash_and_run_series_again_keep_the_phone_paired(tmp_path):
     finally:
         second.kill()
         second.wait(timeout=10)
+
+
+def test_the_seated_names_reach_every_tile_and_an_undo_in_the_game_keeps_them(tmp_path):
+    """Issue 32: after a seating by lot the host page, the TV board and the
+    overlay read the names; the undo button never offers the seating once the
+    roles are dealt, and an undo with nothing left says why."""
+    evening = club(tmp_path)
+
+    async def go():
+        async with desk_page(evening) as (client, hub, access, _):
+            state = await paired(client, access)
+            csrf = state["csrf"]
+            seated = await post(client, "/api/series/seating", {"names": ROSTER[:10], "draw": True}, csrf)
+            assert seated.status == 200
+            names = {str(s): n for s, n in hub.live.game.state.record.names.items()}
+            await post(client, "/api/input", {"type": "setup", "roles": ROLES}, csrf)
+            host = await (await client.get("/api/state")).json()
+            table = await (await client.get("/api/table")).json()
+            hub.overlay_delay = 0
+            hub.record_overlay()
+            overlay = json.loads(hub.overlay_view())
+            for view in (host, table, overlay):
+                assert {str(s["seat"]): s["name"] for s in view["seats"]} == names
+            assert table["names"] == names
+            assert host["last_input"] is None               # the seating is out of an undo's reach
+            nothing = await post(client, "/api/undo", {}, csrf)
+            assert "рассадка" in await refused(nothing, 409)
+            assert {str(s): n for s, n in hub.live.game.state.record.names.items()} == names
+    run_async(go())
+
+
+def test_a_name_the_roster_lacks_is_refused_with_the_nearest_offered_unless_marked_new(tmp_path):
+    """Issue 32: «Алса» in a seating silently became a new player of the roster
+    and the standings. Now it is refused with the nearest roster name offered;
+    a newcomer is marked "+Лев" (typed) or added first (the page's newcomer)."""
+    evening = club(tmp_path)
+    present = ROSTER[1:10]
+    with pytest.raises(InputError) as slip:
+        evening.seating(["Алса", *present], False, 10)
+    assert str(slip.value) == "Нет в составе: Алса. Может быть, Алиса? Новый игрок — со знаком «+»: +Алса"
+    with pytest.raises(InputError) as far:
+        evening.seating(["Щукин", *present], False, 10)
+    assert str(far.value) == "Нет в составе: Щукин. Новый игрок — со знаком «+»: +Щукин"
+    event = evening.seating(["+Лев", *present], False, 10)
+    assert event["names"]["1"] == "Лев" and evening.series.find("Лев") is None   # joins when the game is filed
+    assert evening.seating(["+алиса", *present], False, 10)["names"]["1"] == "Алиса"   # the roster's spelling
+    uk = Evening(evening.series, live_texts(rules_for("ua-club").phrasebook))
+    with pytest.raises(InputError) as ukrainian:
+        uk.seating(["Алса", *present], False, 10)
+    assert str(ukrainian.value).startswith("Немає в складі: Алса. Може, Алиса?")
+
+    async def go():
+        async with desk_page(evening) as (client, hub, access, _):
+            csrf = (await paired(client, access))["csrf"]
+            refusal = await post(client, "/api/series/seating", {"names": ["Алса", *present], "draw": True}, csrf)
+            assert "Может быть, Алиса?" in await refused(refusal, 400)
+            assert hub.live.game.state.record.names == {} and "Алса" not in evening.series.roster
+    run_async(go())

@@ -85,6 +85,16 @@ def test_an_evening_on_the_host_page_and_the_tv_board(evening):
         fits = series.locator(".series-scroll").evaluate("e => [e.scrollWidth, e.clientWidth]")
         assert fits[0] <= fits[1], fits   # every column in view on a phone, nothing to scroll sideways
 
+        # The TV before the seating: the standings are its whole screen.
+        tv = browser.new_page(viewport=TV)
+        tv.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        tv.goto(table_url)
+        board = tv.locator("#series-board")
+        expect(board.get_by_role("table", name="Таблица серии «vecher», игр: 2")).to_be_visible(timeout=10_000)
+        assert axe_violations(tv) == []
+        shot(tv, "series-table-1920.png")
+        assert tv.evaluate("document.documentElement.scrollHeight") <= TV["height"]   # a TV does not scroll
+
         # A newcomer joins the roster (and is picked at once); the same name again is refused in words.
         host.get_by_label("Новый игрок").fill("Мирон")
         host.get_by_role("button", name="Добавить в состав").click()
@@ -111,14 +121,8 @@ def test_an_evening_on_the_host_page_and_the_tv_board(evening):
         seated = host.locator("#series-seated").text_content()
         assert all(name in seated for name in too_few + ["Лёва"]) and "Кира" not in seated and "Мирон" not in seated
 
-        tv = browser.new_page(viewport=TV)
-        tv.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        tv.goto(table_url)
-        board = tv.locator("#series-board")
-        expect(board.get_by_role("table", name="Таблица серии «vecher», игр: 2")).to_be_visible(timeout=10_000)
-        assert axe_violations(tv) == []
-        shot(tv, "series-table-1920.png")
-        assert tv.evaluate("document.documentElement.scrollHeight") <= TV["height"]   # a TV does not scroll
+        expect(board).to_be_hidden(timeout=10_000)   # seated: the TV shows the next game's seats
+        expect(tv.locator("#seats")).to_contain_text("Лёва")
 
         # The game, typed at the terminal: the deal, four reds disqualified, no awards.
         typed("/roles d4 m2 m7 s6")

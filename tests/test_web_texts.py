@@ -74,3 +74,37 @@ def test_the_page_the_terminal_and_the_speaker_write_a_value_alike():
     spoken = book.text("silenced_speaks", seat=3, seconds=30.0)
     assert "30 секунд" in spoken and ".0" not in spoken
     assert texts("probe", seconds=30.0, seats=[3, 7]) == live.text("probe", seconds=30.0, seats=[3, 7]) == "30 / 3, 7"
+
+
+def test_the_night_header_says_night_once():
+    """Issue 30: the page's header read «Ночь 2 · Ночь: стрельба»: the pages put
+    the night's number before the phase, whose core name says «Ночь» too."""
+    from voicehost.game.model import Phase
+    from voicehost.web.texts import Texts
+
+    for book, night in (("phrasebook.ru", "Ночь"), ("phrasebook.uk", "Ніч")):
+        texts = Texts(book)
+        for phase in Phase:
+            if phase.is_night:
+                header = f"{texts('night_n', night=2)} · {texts(f'phase_{phase.value}')}"
+                assert header.count(night) == 1, header
+        assert texts("table_night") == night   # the TV's own night board stays as it was
+
+
+def test_counted_nouns_take_the_cldr_plural_form_in_both_languages():
+    """Issue 30: plurals were hand-made («2 игроков»); the forms now follow the
+    language's CLDR plural rule (Babel) wherever a phrase counts players."""
+    from voicehost.livetexts import live_texts
+    from voicehost.web.texts import Texts
+
+    ru, uk = live_texts("phrasebook.ru"), live_texts("phrasebook.uk")
+    said = {n: ru.text("series_created", name="v", count=n) for n in (1, 2, 5, 11, 21, 22, 25)}
+    assert said[1].endswith("1 игрок в составе") and said[21].endswith("21 игрок в составе")
+    assert said[2].endswith("2 игрока в составе") and said[22].endswith("22 игрока в составе")
+    assert said[5].endswith("5 игроков в составе") and said[11].endswith("11 игроков в составе")
+    assert ru.text("seating_count", count=10, given=1) == "Рассадка: нужно 10 игроков, назван 1 (через запятую)"
+    assert uk.text("series_created", name="v", count=3).endswith("3 гравці у складі")
+    assert uk.text("series_created", name="v", count=1).endswith("1 гравець у складі")
+    page = Texts("phrasebook.ru")   # the server's own page lines pick their forms the same way
+    page.words = {**page.words, "probe": "{count} {count:игрок|игрока|игроков}"}
+    assert [page("probe", count=n) for n in (1, 3, 10)] == ["1 игрок", "3 игрока", "10 игроков"]

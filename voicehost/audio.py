@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from voicehost.channels import Channel, ChannelMap
 from voicehost.errors import VoicehostError
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,28 @@ class Source(Protocol):
     def chunks(self) -> Iterator[bytes]: ...
 
     def close(self) -> None: ...
+
+
+Frame = dict[Channel, bytes]   # one chunk of every mapped channel, each 16 kHz mono 16-bit
+
+
+class ChannelSource(Protocol):
+    """Yields one `Frame` per chunk until the audio ends (a microphone per seat)."""
+
+    def frames(self) -> Iterator[Frame]: ...
+
+    def close(self) -> None: ...
+
+
+def split_channels(pcm: bytes, rate: int, channels: int, width: int, wanted: dict[int, Channel]) -> Frame:
+    """The `wanted` channels (numbered from 1) of interleaved PCM, each as 16 kHz mono 16-bit."""
+    dtype = {1: "u1", 2: "<i2", 4: "<i4"}.get(width)
+    if dtype is None:
+        raise AudioError(f"unsupported sample width: {width * 8} bit")
+    usable = len(pcm) - len(pcm) % (channels * width)
+    samples = np.frombuffer(pcm[:usable], dtype=dtype).reshape(-1, channels)
+    return {channel: to_mono16(np.ascontiguousarray(samples[:, number - 1]).tobytes(), rate, 1, width)
+            for number, channel in wanted.items()}
 
 
 class _ExtensiblePcm:
@@ -156,8 +179,49 @@ class WavFileSource:
                 return
             yield to_mono16(data, wav.getframerate(), wav.getnchannels(), wav.getsampwidth())
 
+    def frames_of(self, channels: ChannelMap) -> Iterator[Frame]:
+        """A recording of a microphone per seat: the file's channel N is every
+        mapped channel numbered N (a recording has no devices)."""
+        wav = self._wav
+        wanted = self._wanted(channels)
+        frames = max(1, int(wav.getframerate() * self.chunk_seconds))
+        while True:
+            data = wav.readframes(frames)
+            if not data:
+                return
+            yield split_channels(data, wav.getframerate(), wav.getnchannels(), wav.getsampwidth(), wanted)
+
+    def _wanted(self, channels: ChannelMap) -> dict[int, Channel]:
+        wanted: dict[int, Channel] = {}
+        count = self._wav.getnchannels()
+        for channel in channels.channels:
+            number = channel.input.channel
+            if number > count:
+                raise AudioError(f"{self.path} has {count} channel{'s' if count > 1 else ''}; [audio] channels "
+                                 f"maps {channel.who} to channel {number}")
+            if number in wanted:
+                raise AudioError(f"{self.path}: [audio] channels maps both {wanted[number].who} and {channel.who} "
+                                 f"to channel {number} (a recording's channels are numbered across devices)")
+            wanted[number] = channel
+        return wanted
+
     def close(self) -> None:
         self._wav.close()
+
+
+class WavFileChannels:
+    """A multichannel WAV as a `ChannelSource`."""
+
+    def __init__(self, path: Path, channels: ChannelMap, chunk_seconds: float = CHUNK_SECONDS) -> None:
+        self.file = WavFileSource(path, chunk_seconds)
+        self.channels = channels
+        self.file._wanted(channels)   # a channel the file lacks: said now, before the game
+
+    def frames(self) -> Iterator[Frame]:
+        return self.file.frames_of(self.channels)
+
+    def close(self) -> None:
+        self.file.close()
 
 
 def read_wav(path: Path) -> Clip:
@@ -233,12 +297,29 @@ def list_devices() -> list[Device]:
         pa.terminate()
 
 
-def find_device(spec: str | int | None, *, output: bool) -> Device | None:
-    """A device by index or by (part of) its name; None for the system default."""
+def channel_report(channels: ChannelMap, input_device: str, devices: list[Device]) -> list[str]:
+    """One line per mapped channel (`[audio] channels`): whose it is, and the
+    device and channel it reads, or why it cannot be read."""
+    lines = []
+    for channel in channels.channels:
+        spec = channel.input.device or input_device
+        try:
+            found = _match_device(spec, [d for d in devices if d.inputs > 0])
+        except AudioError as exc:
+            lines.append(f"{channel.who}: channel {channel.input}: {exc}")
+            continue
+        name = found.name if found is not None else "the default input"
+        if found is not None and channel.input.channel > found.inputs:
+            lines.append(f"{channel.who}: channel {channel.input}: {name} has only {found.inputs} input channels")
+        else:
+            lines.append(f"{channel.who}: input {channel.input.channel} of {name}")
+    return lines
+
+
+def _match_device(spec: str | int | None, devices: list[Device], kind: str = "input") -> Device | None:
+    """A device among `devices` by index or by (part of) its name; None for the system default."""
     if spec in (None, "", "default"):
         return None
-    devices = [d for d in list_devices() if (d.outputs if output else d.inputs) > 0]
-    kind = "output" if output else "input"
     if isinstance(spec, int) or str(spec).isdigit():
         found = [d for d in devices if d.index == int(spec)]
     else:
@@ -249,6 +330,14 @@ def find_device(spec: str | int | None, *, output: bool) -> Device | None:
         raise AudioError(f"no {kind} device '{spec}' (available {kind}s: {names}); "
                          f"see `voicehost devices`")
     return found[0]
+
+
+def find_device(spec: str | int | None, *, output: bool) -> Device | None:
+    """A device by index or by (part of) its name; None for the system default."""
+    if spec in (None, "", "default"):
+        return None
+    devices = [d for d in list_devices() if (d.outputs if output else d.inputs) > 0]
+    return _match_device(spec, devices, "output" if output else "input")
 
 
 def _open_device(pyaudio: Any, device: str | int | None, *, output: bool) -> tuple[Any, Any]:
@@ -306,6 +395,71 @@ class MicrophoneSource:
             self._pa.terminate()
 
 
+class _DeviceChannels:
+    """One input device's stream, opened with as many channels as its highest mapped one."""
+
+    def __init__(self, pyaudio: Any, device: str, wanted: dict[int, Channel], chunk_seconds: float) -> None:
+        self.wanted = wanted
+        self.pa, info = _open_device(pyaudio, device or None, output=False)
+        self.rate = int(info["defaultSampleRate"])
+        self.count = max(wanted)
+        self.frames = int(self.rate * chunk_seconds)
+        if self.count > int(info["maxInputChannels"]):
+            self.pa.terminate()
+            raise AudioError(f"'{info['name']}' has {int(info['maxInputChannels'])} input channels; [audio] channels "
+                             f"maps {wanted[self.count].who} to channel {self.count}")
+        try:
+            self.stream = self.pa.open(format=pyaudio.paInt16, channels=self.count, rate=self.rate, input=True,
+                                       input_device_index=int(info["index"]), frames_per_buffer=self.frames)
+        except OSError as exc:
+            self.pa.terminate()
+            raise AudioError(f"cannot open '{info['name']}' with {self.count} channels: {exc}") from None
+
+    def read(self) -> Frame:
+        data = self.stream.read(self.frames, exception_on_overflow=False)
+        return split_channels(data, self.rate, self.count, 2, self.wanted)
+
+    def close(self) -> None:
+        try:
+            self.stream.stop_stream()
+            self.stream.close()
+        finally:
+            self.pa.terminate()
+
+
+class ChannelMicrophone:
+    """A microphone per seat (`[audio] channels`): every mapped channel of one
+    or several input devices, read in step, each as 16 kHz mono."""
+
+    def __init__(self, channels: ChannelMap, input_device: str = "", chunk_seconds: float = CHUNK_SECONDS) -> None:
+        pyaudio = _pyaudio()
+        self._devices: list[_DeviceChannels] = []
+        try:
+            for device in channels.devices:
+                self._devices.append(_DeviceChannels(pyaudio, device or input_device, channels.on_device(device),
+                                                     chunk_seconds))
+        except AudioError:
+            self.close()
+            raise
+        self._closed = threading.Event()
+
+    def frames(self) -> Iterator[Frame]:
+        while not self._closed.is_set():
+            frame: Frame = {}
+            try:
+                for device in self._devices:
+                    frame.update(device.read())
+            except OSError:
+                return
+            yield frame
+
+    def close(self) -> None:
+        if hasattr(self, "_closed"):
+            self._closed.set()
+        for device in self._devices:
+            device.close()
+
+
 class Sink(Protocol):
     """Takes mono 16-bit PCM and plays or stores it."""
 
@@ -341,6 +495,44 @@ class WavFileSink:
     def close(self) -> None:
         with self._lock:
             self._wav.close()
+
+
+class RecordedChannels:
+    """A `ChannelSource` that also writes every mapped channel to one WAV
+    (`--record` with a microphone per seat): the file's channel N is input
+    N, so `--audio-file` plays it back with the same `[audio] channels`."""
+
+    def __init__(self, source: ChannelSource, channels: ChannelMap, path: Path) -> None:
+        numbers: dict[int, Channel] = {}
+        for channel in channels.channels:
+            if channel.input.channel in numbers:
+                raise AudioError(f"--record: {numbers[channel.input.channel].who} and {channel.who} are both "
+                                 f"channel {channel.input.channel} (of two devices): one file cannot keep both")
+            numbers[channel.input.channel] = channel
+        self.source = source
+        self.count = max(numbers)
+        self.numbers = numbers
+        try:
+            self._wav = wave.open(str(path), "wb")
+        except OSError as exc:
+            raise AudioError(f"--record: cannot write {path}: {exc.strerror or exc}") from None
+        self._wav.setnchannels(self.count)
+        self._wav.setsampwidth(2)
+        self._wav.setframerate(RATE)
+
+    def frames(self) -> Iterator[Frame]:
+        for frame in self.source.frames():
+            length = min((len(pcm) for pcm in frame.values()), default=0) // 2
+            block = np.zeros((length, self.count), "<i2")
+            for number, channel in self.numbers.items():
+                if channel in frame:
+                    block[:, number - 1] = np.frombuffer(frame[channel], "<i2")[:length]
+            self._wav.writeframes(block.tobytes())
+            yield frame
+
+    def close(self) -> None:
+        self.source.close()
+        self._wav.close()
 
 
 class SpeakerSink:

@@ -88,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"voicehost {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="log to stderr, in English: which recognizer listens and why, whether the captions "
-                             "run, the rule words the model lacks (before the command: voicehost -v run)")
+                             "run, the rule words the model lacks (voicehost -v run, or voicehost run -v)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     check = sub.add_parser("check-phrase", help="judge one regular day speech")
@@ -102,6 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--explain", action="store_true", help="say why a nomination was refused")
     _rules_args(check)
 
+    command = sub.add_parser("check-command", help="judge one spoken command of the host (SPEC §7.2)")
+    command.add_argument("--text", required=True, help="the host's words, as heard")
+    command.add_argument("--wake", action="store_true",
+                         help="a shared microphone: the command must start with the wake word")
+    _rules_args(command)
+
     sim = sub.add_parser("simulate", help="play a whole game from a JSON Lines script")
     sim.add_argument("script", metavar="SCRIPT.jsonl")
     sim.add_argument("--protocol", type=Path, default=None, metavar="OUT.json")
@@ -109,9 +115,10 @@ def build_parser() -> argparse.ArgumentParser:
     _rules_args(sim)
 
     bench = sub.add_parser("bench", help="print performance figures")
-    bench.add_argument("what", choices=["core", "latency", "journal"],
+    bench.add_argument("what", choices=["core", "latency", "journal", "seats"],
                        help="core: phrase rules and simulated games; latency: the live loop; "
-                            "journal: a two-hour game's journal size and resume time")
+                            "journal: a two-hour game's journal size and resume time; "
+                            "seats: a microphone per seat (crosstalk, bleed, out-of-turn speech)")
     bench.add_argument("--hours", type=_seconds, default=2.0, help="journal: the game's length in hours")
 
     run = sub.add_parser("run", help="moderate a live game (microphone, a recorded WAV, or typed)")
@@ -122,7 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--journal", type=Path, help="where to journal the game")
     run.add_argument("--resume", type=Path, metavar="JOURNAL", help="go on with a crashed game")
     run.add_argument("--roles", help="the deal: d4,m2,m7,s6 (don, mafia, sheriff; the rest citizens)")
-    run.add_argument("--record", type=Path, metavar="OUT.wav", help="record the table speaker to a file")
+    run.add_argument("--record", type=Path, metavar="OUT.wav",
+                     help="record the table speaker to a file (with a microphone per seat, every channel to "
+                          "OUT.channels.wav too)")
     run.add_argument("--protocol", type=Path, metavar="OUT.json", help="write the protocol at the end")
     run.add_argument("--mute", action="store_true", help="print announcements, do not speak them")
     run.add_argument("--serve", action="store_true", help="serve the companion page")
@@ -147,7 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=_port, default=None, help="the port (default 8765)")
     _rules_args(serve)
 
-    sub.add_parser("devices", help="list the audio devices")
+    devices = sub.add_parser("devices", help="list the audio devices, their channels, and the mapped ones")
+    devices.add_argument("--config", type=Path, default=None,
+                         help="a config.toml whose [audio] channels to check (default: the project's)")
 
     models = sub.add_parser("models", help="download and check the speech model and voices")
     models.add_argument("action", choices=["download", "list", "verify"])
@@ -182,6 +193,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("journal", type=Path)
     rep.add_argument("--protocol", type=Path, default=None, metavar="OUT.json")
     _trust_arg(rep)
+    for command in sub.choices.values():   # `voicehost run -v` as well as `voicehost -v run`
+        command.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                             help="log to stderr, in English (as voicehost -v)")
     return parser
 
 
@@ -189,12 +203,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_check_phrase(args: argparse.Namespace) -> int:
-    from voicehost.phrases.check import check_phrase_lines
+    from voicehost.checkphrase import check_phrase_lines
 
     input_file(Path(args.input) if args.input not in (None, "-") else None, "")  # before the settings
     sys.stdout.write(check_phrase_lines(
         _rules(args), source=args.input, text=args.text, alive=args.alive, nominated=args.nominated,
         already_nominated=args.already_nominated_by_speaker, limit=args.limit, explain=args.explain))
+    return 0
+
+
+def cmd_check_command(args: argparse.Namespace) -> int:
+    from voicehost.game.host import check_command
+
+    config, rules = load_settings(args.config, args.ruleset, args.overrides)
+    sys.stdout.write(check_command(args.text, rules, wake=args.wake, wake_word=config.host.wake_word))
     return 0
 
 
@@ -254,13 +276,21 @@ def cmd_series(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "journal":
-        from voicehost import journal_bench
+        from voicehost.bench import journal
 
-        journal_bench.run(args.hours)
-        return 0
-    from voicehost import bench
+        journal.run(args.hours)
+    elif args.what == "seats":
+        from voicehost.bench import seats
 
-    bench.core() if args.what == "core" else bench.latency()
+        seats.seats()
+    elif args.what == "core":
+        from voicehost.bench import core
+
+        core.run()
+    else:
+        from voicehost.bench import latency
+
+        latency.run()
     return 0
 
 
@@ -309,14 +339,18 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_devices(args: argparse.Namespace) -> int:
-    from voicehost.audio import list_devices
+    from voicehost.audio import channel_report, list_devices
 
+    audio = load_settings(args.config)[0].audio
     devices = list_devices()
     if not devices:
         print("no audio devices found")
     for d in devices:
-        kinds = ", ".join(k for k, n in (("in", d.inputs), ("out", d.outputs)) if n)
+        kinds = ", ".join(f"{k} {n} channel{'s' if n > 1 else ''}" for k, n in (("in", d.inputs), ("out", d.outputs))
+                          if n)
         print(f"{d.index:3d}  {d.name}  ({kinds}; {d.rate} Hz)")
+    for line in channel_report(audio.channels, audio.input_device, devices):
+        print(line)
     return 0
 
 
@@ -354,7 +388,8 @@ def cmd_models(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"check-phrase": cmd_check_phrase, "simulate": cmd_simulate, "replay": cmd_replay,
+COMMANDS = {"check-phrase": cmd_check_phrase, "check-command": cmd_check_command, "simulate": cmd_simulate,
+            "replay": cmd_replay,
             "bench": cmd_bench, "run": cmd_run, "train": cmd_train, "devices": cmd_devices, "serve": cmd_serve,
             "models": cmd_models, "export": cmd_export, "standings": cmd_standings, "series": cmd_series}
 

@@ -12,14 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, get_type_hints
 
 from voicehost import paths, phrasedata
-from voicehost.errors import ConfigError
+from voicehost.channels import ChannelMap, parse_channels
+from voicehost.errors import ConfigError, VoicehostError
+from voicehost.paths import PRESETS
 from voicehost.phrasedata import PhraseData
 from voicehost.rules import RuleOptions, parse_set, rules_for
-from voicehost.tomlio import coerce, read_toml
+from voicehost.tomlio import TomlTable, coerce, read_toml
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,8 @@ class AudioSettings:
     input_device: str = ""        # microphone: name (or part of it) or index; "" = system default
     table_device: str = ""        # the table speaker; "" = system default
     earpiece_device: str = ""     # the host's earpiece; "" = none (private answers: host page only)
+    channels: ChannelMap = field(default_factory=ChannelMap)   # host and seats to inputs (voicehost.channels)
+    out_of_turn_ms: int = 700     # voice this long on another seat's channel during a floor: a foul suggestion
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,13 @@ class NamesSettings:
 
 
 @dataclass(frozen=True)
+class HostSettings:
+    # SPEC §7.2: with one microphone, an utterance that starts with this word is
+    # the host's command, said back aloud; "" = no spoken commands on a shared microphone.
+    wake_word: str = ""
+
+
+@dataclass(frozen=True)
 class Config:
     ruleset: str = "4mafia"
     journal_dir: str = "journals"
@@ -72,17 +84,24 @@ class Config:
     tts: TtsSettings = field(default_factory=TtsSettings)
     web: WebSettings = field(default_factory=WebSettings)
     names: NamesSettings = field(default_factory=NamesSettings)
+    host: HostSettings = field(default_factory=HostSettings)
     source: str = ""              # the file these settings came from ("" = the defaults)
     grammars_dir: str = ""        # a club's phrase files; "" = grammars/ beside the file, if any
     phrases: PhraseData = field(default_factory=PhraseData)   # the shipped files, the club's over them
 
-    def rules(self, name: str | None = None, extra: dict[str, Any] | None = None) -> RuleOptions:
+    def rules(self, name: str | None = None, extra: TomlTable | None = None) -> RuleOptions:
         where = f"{self.source} [rules]" if self.source else "[rules]"
         overrides = dict(self.rules_overrides)
         if self.names.announce:
             overrides.setdefault("announce_names", True)
-        rules = rules_for(name or self.ruleset, overrides, where=where)
-        return rules.with_overrides(extra) if extra else rules
+        name = name or self.ruleset
+        rules = rules_for(name, overrides, where=where)
+        check_phrase_data(rules, where if overrides else f"{PRESETS} [{name}]")
+        if not extra:
+            return rules
+        rules = rules.with_overrides(extra)
+        check_phrase_data(rules, "--set")
+        return rules
 
     def path(self, value: str) -> Path:
         """Relative paths in the config are relative to the project folder."""
@@ -111,7 +130,7 @@ class Config:
 
 
 SECTIONS = {"audio": AudioSettings, "asr": AsrSettings, "tts": TtsSettings, "web": WebSettings,
-            "names": NamesSettings}
+            "names": NamesSettings, "host": HostSettings}
 CHOICES = {("asr", "mode"): ("auto", "grammar", "open"), ("asr", "captions"): ("auto", "on", "off")}
 SWITCHES = {("asr", "captions")}  # choices where a TOML boolean means "on" or "off"
 # (section, key): (lowest, highest) for numbers
@@ -119,6 +138,7 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("web", "port"): (0, 65535),
     ("web", "overlay_delay"): (0.0, 3600.0),
     ("asr", "stable_ms"): (0, 10_000),
+    ("audio", "out_of_turn_ms"): (100, 60_000),
     ("asr", "endpoint_ms"): (50, 10_000),
     ("asr", "listen_lag"): (0.0, 30.0),
     ("tts", "echo_tail"): (0.0, 30.0),
@@ -138,6 +158,9 @@ def _section(cls: type, data: Any, name: str, where: Path | str) -> Any:
         if (name, key) in CHOICES and value not in CHOICES[(name, key)]:  # any type: the choices named
             raise ConfigError(f"{where}: [{name}] '{key}' must be one of {', '.join(CHOICES[(name, key)])}, "
                               f"got {value!r}")
+        if (name, key) == ("audio", "channels"):
+            values[key] = parse_channels(value, f"{where}: [audio] channels")
+            continue
         value = coerce(value, hints[key], f"{where}: [{name}] '{key}'")
         if (name, key) in RANGES:
             low, high = RANGES[(name, key)]
@@ -145,6 +168,58 @@ def _section(cls: type, data: Any, name: str, where: Path | str) -> Any:
                 raise ConfigError(f"{where}: [{name}] '{key}' must be from {low:g} to {high:g}, got {value!r}")
         values[key] = value
     return cls(**values)
+
+
+REFERENCE_PHRASEBOOK = "phrasebook.ru"   # the complete one: every other has its keys
+
+
+def check_phrase_data(rules: RuleOptions, where: str) -> None:
+    """The grammar and the phrasebook `rules` name load (from the run's phrase
+    data), and the phrasebook has every sentence the game may say: a wrong name
+    fails where the rules are read (the settings, --set, a journal's header),
+    not mid-game. The rules themselves are data and load no phrase files."""
+    _check_data(rules.grammar, rules.phrasebook, where, phrasedata.active())
+
+
+@lru_cache(maxsize=32)
+def _check_data(grammar: str, phrasebook: str, where: str, phrases: phrasedata.PhraseData) -> None:
+    from voicehost.phrasebook import load_phrasebook
+    from voicehost.phrases.grammar import load_grammar
+
+    for key, name, load in (("grammar", grammar, load_grammar), ("phrasebook", phrasebook, load_phrasebook)):
+        try:
+            loaded = load(name, phrases)
+        except (VoicehostError, KeyError, TypeError, ValueError) as exc:
+            detail = str(exc) if isinstance(exc, VoicehostError) else f"lacks {exc}"
+            raise ConfigError(f"{where}: '{key}' = {name!r} does not load: {' '.join(detail.split())}") from None
+        if key == "phrasebook":
+            reference = load_phrasebook(REFERENCE_PHRASEBOOK, phrases)
+            for section in ("say", "explain"):
+                missing = sorted(set(getattr(reference, section)) - set(getattr(loaded, section)))
+                if missing:
+                    raise ConfigError(f"{where}: 'phrasebook' = {name!r} is not a phrasebook: "
+                                      f"[{section}] lacks {', '.join(missing[:5])}"
+                                      f"{' …' if len(missing) > 5 else ''}")
+
+
+def load_phrase_file(data: PhraseData, filename: str) -> None:
+    """Load a phrase file as the game would, so what it says is checked now."""
+    from voicehost.livetexts import live_texts
+    from voicehost.phrasebook import load_phrasebook
+    from voicehost.phrases.grammar import load_grammar, load_numbers
+    from voicehost.phrases.host import load_host_grammar
+
+    name = filename.removesuffix(".toml")
+    what = phrasedata.kind(filename)
+    if what == "number words":
+        load_numbers(filename, data)
+    elif what == "phrasebook":
+        load_phrasebook(name, data)
+        live_texts(name, data)
+    elif what == "host grammar":
+        load_host_grammar(name.removeprefix("host."), data)
+    else:
+        load_grammar(name, data)
 
 
 def load_config(path: Path | None) -> Config:
@@ -166,7 +241,7 @@ def load_config(path: Path | None) -> Config:
                     data.get("series_dir", "series"), tuple(overrides.items()), **sections, source=str(path),
                     grammars_dir=data.get("grammars_dir", ""))
     phrases = PhraseData(club=phrasedata.club_folder(path, config.grammars_dir, config.path))
-    phrasedata.check_club(phrases)   # a club's phrase files are settings too: checked now
+    phrasedata.check_club(phrases, load_phrase_file)   # a club's phrase files are settings too: checked now
     config = replace(config, phrases=phrases)
     try:
         with phrasedata.using(phrases):

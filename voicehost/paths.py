@@ -7,6 +7,8 @@ run from one, else in the current folder (or VOICEHOST_ROOT)."""
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
@@ -18,3 +20,20 @@ GRAMMARS = (CHECKOUT or PACKAGE) / "grammars"
 MODELS = ROOT / "models"                    # downloaded models go here
 MANIFEST = PACKAGE / "models.toml"          # what `models download` fetches (ships in the package)
 PRESETS = PACKAGE / "rules" / "presets.toml"
+
+
+def program() -> str:
+    """`voicehost` as the user must type it here: as it was started
+    (`.venv/bin/voicehost`), else the script beside this Python when no
+    `voicehost` is on the PATH (a checkout's .venv), relative to the current
+    folder when it is under it."""
+    started = sys.argv[0] if sys.argv else ""
+    if Path(started).name == "voicehost":
+        return started
+    script = Path(sys.prefix) / "bin" / "voicehost"
+    if shutil.which("voicehost") is not None or not script.is_file():
+        return "voicehost"
+    try:
+        return str(script.relative_to(Path.cwd()))
+    except ValueError:
+        return str(script)

@@ -17,9 +17,7 @@ from voicehost.errors import DataError, VoicehostError
 from voicehost.phrasedata import PhraseData, source
 
 if TYPE_CHECKING:
-    from voicehost.game.model import Output
-    from voicehost.phrases.listener import Nomination
-    from voicehost.rules import RuleOptions
+    from voicehost.records import Output
 
 PLACEHOLDERS = {"seat", "seats", "count", "seconds", "word", "pause", "limit", "day", "card",
                 "input", "wanted", "total", "voters", "role", "candidates", "known", "detail"}
@@ -39,20 +37,51 @@ def format_value(value: object) -> str:
     return str(value)
 
 
+# CLDR's plural categories in the order a phrase lists its forms: {count:игрок|игрока|игроков}.
+PLURAL_ORDER = ("one", "few", "many", "other")
+
+
+class PluralFormatter(string.Formatter):
+    """str.format with plural forms: `{count} {count:игрок|игрока|игроков}`
+    picks the form of `count` by the language's CLDR plural rule (Babel), so
+    no phrase spells «2 игроков». Forms follow PLURAL_ORDER; a missing one is the last given."""
+
+    def __init__(self, language: str) -> None:
+        from babel import Locale  # where used: the phrase files' readers only
+
+        self.rule = Locale.parse(language).plural_form
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if "|" not in format_spec:
+            return str(super().format_field(value, format_spec))
+        forms = format_spec.split("|")
+        try:
+            category = self.rule(abs(int(str(value))))
+        except ValueError:   # no count given: the general form
+            return forms[-1]
+        index = PLURAL_ORDER.index(category) if category in PLURAL_ORDER else len(forms) - 1
+        return forms[min(index, len(forms) - 1)]
+
+
+@lru_cache(maxsize=8)
+def plural_formatter(language: str) -> PluralFormatter:
+    return PluralFormatter(language)
+
+
+def phrase(template: str, values: Mapping[str, object], language: str) -> str:
+    """A phrase's text with its values, plural forms picked for `language`."""
+    return plural_formatter(language).vformat(template, (), formatted(values))
+
+
+def language_of(data: Mapping[str, Any]) -> str:
+    """A phrasebook's language (its `language`, a club's book inheriting it): the plural rules'."""
+    language = data.get("language", "ru")
+    return language if isinstance(language, str) else "ru"
+
+
 def formatted(values: Mapping[str, object]) -> dict[str, str]:
     """Every value of a text's placeholders, formatted by `format_value`."""
     return {key: format_value(value) for key, value in values.items()}
-
-
-def verdict_values(event: Nomination, rules: RuleOptions) -> tuple[str, dict[str, object]]:
-    """Why a nomination was refused: the explanation's key and its values."""
-    if event.reason == "wrong_form" and event.culprit is None:
-        return "extra_words_required", {"word": " ".join(rules.required_fillers)}
-    if event.reason == "extra_words" and event.culprit == "[unk]":   # heard, but not as a word the rules know
-        return "extra_words_unknown", {"seat": event.target}
-    return event.reason or "", {"word": event.culprit or "", "seat": event.target,
-                                "pause": round(event.pause or 0.0, 1),
-                                "limit": rules.nomination_pause}
 
 
 @dataclass(frozen=True)
@@ -80,7 +109,7 @@ class Phrasebook:
         if "card" in values:
             card = str(values["card"])
             values = {**values, "card": self.cards.get(card, card)}
-        if output.kind == "suggest":
+        if output.kind == "suggest" and "word" in values:   # a forbidden word: the word heard
             return str(values["word"])
         if "explain" in values:
             rest = {k: v for k, v in values.items() if k != "explain"}
@@ -103,13 +132,6 @@ class Phrasebook:
     def confirmation(self, seat: int, phrase: str = "") -> str:
         """An accepted nomination confirmed: the club's own phrase, or the phrasebook's."""
         return phrase.format(seat=seat) if phrase else self.text("accepted", seat=seat)
-
-    def verdict(self, event: Nomination, rules: RuleOptions) -> str:
-        """Training mode's answer to a nomination: the confirmation, or why not."""
-        if event.accepted:
-            return self.confirmation(event.target, rules.confirmation)
-        key, values = verdict_values(event, rules)
-        return self.explanation(key, **values)
 
     def refusal(self, error: VoicehostError) -> str:
         """A refused input in the table's language (the English stays in the log)."""

@@ -19,7 +19,7 @@ from typing import Any
 
 from voicehost import paths
 from voicehost.errors import ConfigError, DataError, VoicehostError
-from voicehost.tomlio import read_toml
+from voicehost.tomlio import TomlTable, read_toml
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class PhraseData:
         """The file a message names: the club's, if it has one, else the shipped one."""
         return self._club_file(filename) or self.shipped / filename
 
-    def read(self, filename: str, what: str, error: type[VoicehostError] = DataError) -> dict[str, Any]:
+    def read(self, filename: str, what: str, error: type[VoicehostError] = DataError) -> TomlTable:
         """One file's tables: the shipped file's with the club's over them (no `inherit`)."""
         shipped, club = self.shipped / filename, self._club_file(filename)
         if club is None and not shipped.is_file():
@@ -48,7 +48,7 @@ class PhraseData:
         return over(base, read_toml(club, what, error)) if club is not None else base
 
     def read_inherited(self, name: str, what: str, error: type[VoicehostError] = DataError,
-                       seen: tuple[str, ...] = ()) -> dict[str, Any]:
+                       seen: tuple[str, ...] = ()) -> TomlTable:
         """The file `name`.toml over the file its `inherit` names (tables merge key
         by key, other values replace). A loop is an error, not a hang."""
         filename = f"{name}.toml"
@@ -63,7 +63,7 @@ class PhraseData:
         return over(self.read_inherited(parent, what, error, seen + (name,)), data)
 
 
-def over(base: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
+def over(base: TomlTable, own: TomlTable) -> TomlTable:
     """`own` over `base`, tables (and their sub-tables) merged key by key."""
     merged = dict(base)
     for key, value in own.items():
@@ -107,11 +107,13 @@ def source(folder: Path | PhraseData | None) -> PhraseData:
 
 
 def kind(filename: str) -> str:
-    """A phrase file's kind, by its name: numbers.*, phrasebook.*, else a grammar."""
+    """A phrase file's kind, by its name: numbers.*, phrasebook.*, host.* (the host's commands), else a grammar."""
     if filename.startswith("numbers."):
         return "number words"
     if filename.startswith("phrasebook."):
         return "phrasebook"
+    if filename.startswith("host."):
+        return "host grammar"
     return "grammar"
 
 
@@ -148,10 +150,10 @@ def _fits(value: Any, wanted: type) -> bool:
     return found is wanted or (wanted is float and found is int)
 
 
-def _shape(values: list[Any]) -> dict[str, Any]:
+def _shape(values: list[Any]) -> TomlTable:
     """The keys the shipped tables have, each with its type and, for a table or
     a list of tables, the shape of what is inside."""
-    shape: dict[str, Any] = {}
+    shape: TomlTable = {}
     for table in values:
         for key, value in table.items():
             entry = shape.setdefault(key, {"type": _type(value), "tables": []})
@@ -166,7 +168,7 @@ def _shape(values: list[Any]) -> dict[str, Any]:
     return shape
 
 
-def _check_shape(data: dict[str, Any], shape: dict[str, Any], path: Path, where: str, what: str) -> None:
+def _check_shape(data: TomlTable, shape: TomlTable, path: Path, where: str, what: str) -> None:
     for key, value in data.items():
         name = f"[{where}] '{key}'" if where else f"'{key}'"
         if key not in shape:
@@ -187,27 +189,12 @@ def _check_shape(data: dict[str, Any], shape: dict[str, Any], path: Path, where:
             _check_shape(item, inner, path, f"{inside} {index + 1}", what)
 
 
-def _load(data: PhraseData, filename: str) -> None:
-    """Load a phrase file as the game would, so what it says is checked now."""
-    from voicehost.live.texts import live_texts
-    from voicehost.phrasebook import load_phrasebook
-    from voicehost.phrases.grammar import load_grammar, load_numbers
-
-    name = filename.removesuffix(".toml")
-    what = kind(filename)
-    if what == "number words":
-        load_numbers(filename, data)
-    elif what == "phrasebook":
-        load_phrasebook(name, data)
-        live_texts(name, data)
-    else:
-        load_grammar(name, data)
-
-
-def check_club(data: PhraseData) -> None:
-    """Every phrase file of the club's folder reads, has only keys the shipped
-    files of its kind have (with values of their types) and loads; else one
-    line naming the file and the key."""
+def check_club(data: PhraseData, load: Callable[[PhraseData, str], None] | None = None) -> None:
+    """Every phrase file of the club's folder reads and has only keys the shipped
+    files of its kind have (with values of their types); with `load` (the
+    phrase files' users, which this reader does not know: voicehost.config's
+    `load_phrase_file`), each also loads as the game would. Else one line
+    naming the file and the key."""
     if data.club is None:
         return
     shipped = sorted(data.shipped.glob("*.toml"))
@@ -219,8 +206,10 @@ def check_club(data: PhraseData) -> None:
         shape = _shape([read_toml(p, what, DataError) for p in shipped if kind(p.name) == what])
         shape.setdefault("inherit", {"type": str, "inner": None})
         _check_shape(own, shape, path, "", what)
+        if load is None:
+            continue
         try:
-            _load(data, path.name)
+            load(data, path.name)
         except VoicehostError as exc:
             raise ConfigError(" ".join(str(exc).split())) from None
         except (KeyError, TypeError, ValueError) as exc:

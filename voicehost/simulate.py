@@ -15,12 +15,14 @@ from typing import Any
 from voicehost.errors import GameError, InputError, VoicehostError
 from voicehost.files import input_file, output_file, write_atomic
 from voicehost.game.events import IMMEDIATE, Event, SeatEvent, event_type, parse_event
+from voicehost.game.host import HostDesk
 from voicehost.game.model import Output, Phase
 from voicehost.game.moderator import Moderator, new_game
 from voicehost.game.protocol import protocol_text
 from voicehost.journal import Journal, Table, replay_scan, scan_file
 from voicehost.journal.keys import key_path
 from voicehost.jsonio import NotANumber, loads_strict
+from voicehost.phrases.words import parse_words
 from voicehost.refusals import RefuseKey
 from voicehost.rules import RuleOptions
 
@@ -34,12 +36,13 @@ class Simulation:
     game: Moderator
     table: Table
     outputs: list[Output] = field(default_factory=list)
+    desk: HostDesk | None = None   # the host's spoken commands (host_speech lines)
 
-    def step(self, event: Event) -> None:
+    def step(self, event: Event, heard: tuple[str, ...] = ()) -> None:
         """Advance to the first point where `event` fits, then apply it."""
         game = self.game
         if isinstance(event, SeatEvent) and event.type in IMMEDIATE:
-            self.outputs += self.table.apply(event, game.now)
+            self.outputs += self.table.apply(event, game.now, heard=heard)
             return
         game.precheck(event)
         while not game.fits(event):
@@ -47,7 +50,22 @@ class Simulation:
             if deadline is None:
                 raise self._stuck(event)
             self.outputs += self.table.advance(deadline)
-        self.outputs += self.table.apply(event, game.now)
+        self.outputs += self.table.apply(event, game.now, heard=heard)
+
+    def host(self, words: list[str]) -> None:
+        """A `host_speech` line (SPEC §7.2): the input its words make, handled
+        exactly as that input; a disqualification waits for the next line's
+        "подтверждаю", an undo takes the last host input back."""
+        if self.desk is None:
+            self.desk = HostDesk(self.game.rules, self.game.max_seat)
+        step = self.desk.take(words, self.game.now)
+        if step.undo:
+            self.table.undo(self.game.now, step.heard)
+        elif step.awaiting is not None:
+            self.game.precheck(step.awaiting)
+        else:
+            assert step.event is not None
+            self.step(step.event, step.heard)
 
     def _stuck(self, event: Event) -> GameError:
         kind = event_type(event)
@@ -64,9 +82,26 @@ class Simulation:
             self.outputs += self.table.advance(deadline)
 
 
-def _parse_line(line: str, size: int) -> Event:
+def _parse_line(line: str, size: int) -> Event | HostSpeech:
     """One script line; JSON nested too deep, numbers too long to convert and
     NaN or Infinity are refused with one line, like any malformed JSON."""
+    data = _load_line(line)
+    if isinstance(data, dict) and data.get("type") == HOST_SPEECH:
+        return HostSpeech(tuple(w.word for w in parse_words(data.get("words"), "host_speech 'words'")))
+    return parse_event(data, size)
+
+
+@dataclass(frozen=True)
+class HostSpeech:
+    """What the host's channel heard (SPEC §7.2): its words, in time order."""
+
+    words: tuple[str, ...]
+
+
+HOST_SPEECH = "host_speech"
+
+
+def _load_line(line: str) -> object:
     try:
         data = loads_strict(line)
     except NotANumber as exc:
@@ -77,7 +112,7 @@ def _parse_line(line: str, size: int) -> Event:
         raise InputError("malformed JSON (nested too deep)") from None
     except ValueError:
         raise InputError("malformed JSON (a number too long)") from None
-    return parse_event(data, size)
+    return data
 
 
 def read_script(lines: Iterable[str], where: str) -> list[tuple[int, str]]:
@@ -96,7 +131,13 @@ def simulate(
     sim = Simulation(game, table or Table(game))
     for number, line in lines:
         try:
-            sim.step(_parse_line(line, game.max_seat))
+            parsed = _parse_line(line, game.max_seat)
+            if isinstance(parsed, HostSpeech):
+                sim.host(list(parsed.words))
+            else:
+                if sim.desk is not None:
+                    sim.desk.pending = None   # an unconfirmed disqualification lapses
+                sim.step(parsed)
         except VoicehostError as exc:
             raise ScriptError(f"{where}:{number}: {_with_phase(exc, game)}") from None
     sim.run_on()

@@ -14,7 +14,11 @@ from voicehost.errors import ConfigError, VoicehostError
 MAX_BYTES = 1_000_000
 
 
-def read_toml(path: Path, what: str = "settings file", error: type[VoicehostError] = ConfigError) -> dict[str, Any]:
+# A TOML table as tomllib hands it over: its values are checked (coerce) where they are used.
+TomlTable = dict[str, Any]
+
+
+def read_toml(path: Path, what: str = "settings file", error: type[VoicehostError] = ConfigError) -> TomlTable:
     """A TOML file as a dict; any problem is one line naming the file. A pipe
     is refused (reading it would wait for ever), and no more than `MAX_BYTES`
     are read (a device such as /dev/zero never ends; /dev/null is empty)."""

@@ -6,7 +6,7 @@ import hashlib
 import logging
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from voicehost.errors import VoicehostError
 
@@ -32,7 +32,15 @@ def model_problem(model_dir: Path) -> str | None:
 
 
 
-def model_knows(model: Any, word: str) -> bool:
+class SpeechModel(Protocol):
+    """A loaded Vosk model as voicehost holds it: shared by the recognizers
+    built over it (vosk.KaldiRecognizer takes it whole) and asked whether its
+    vocabulary has a word."""
+
+    def vosk_model_find_word(self, word: str) -> int: ...
+
+
+def model_knows(model: SpeechModel, word: str) -> bool:
     """Whether a loaded Vosk model's vocabulary has `word`."""
     found: int = model.vosk_model_find_word(word)
     return found >= 0
@@ -96,7 +104,7 @@ def _make_view(model_dir: Path, view: Path, tuned: str) -> None:
 
 
 def load_model(model_dir: Path, *, low_latency_cache: Path | None = None,
-               endpoint_seconds: float = 0.25) -> Any:
+               endpoint_seconds: float = 0.25) -> SpeechModel:
     """Load once, share between recognizers (the vocabulary check, the stream)."""
     problem = model_problem(model_dir)
     if problem:
@@ -109,7 +117,8 @@ def load_model(model_dir: Path, *, low_latency_cache: Path | None = None,
         raise AsrError("the vosk package is not installed: run scripts/setup") from None
     vosk.SetLogLevel(-2)
     try:
-        return vosk.Model(str(model_dir))
+        model: SpeechModel = vosk.Model(str(model_dir))   # vosk ships no types
+        return model
     except Exception:
         raise AsrError(f"the speech model at {model_dir} is broken (Vosk could not load it): "
                        f"download it again with `voicehost models download`") from None

@@ -30,7 +30,7 @@ from voicehost.asr.committer import (
     exact_text,
     plain_words,
 )
-from voicehost.asr.model_files import model_knows
+from voicehost.asr.model_files import SpeechModel, model_knows
 from voicehost.audio import RATE
 from voicehost.phrases.words import Word
 
@@ -65,7 +65,7 @@ class VoskRecognizer:
     every cough as a rule word) is decided in one place, `choose_listening`
     (`voicehost.live.listening.listening_recognizer` at the table)."""
 
-    def __init__(self, model: Any, *, phrases: list[str] | None = None, stable_seconds: float = 0.1,
+    def __init__(self, model: SpeechModel, *, phrases: list[str] | None = None, stable_seconds: float = 0.1,
                  limits: SpeechLimits = FOUR_MAFIA, meaning: Meaning = exact_text,
                  fillers: Iterable[str] = (), weights: Mapping[str, int] | None = None) -> None:
         import vosk

@@ -13,7 +13,6 @@ import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from voicehost.errors import InputError, VoicehostError
 from voicehost.export import mafiaratings, polemica
@@ -23,6 +22,7 @@ from voicehost.export.names import names_event
 from voicehost.files import input_file, kept_record, output_file, write_atomic
 from voicehost.journal import Table, replay_scan, scan_file
 from voicehost.jsonio import read_json_file
+from voicehost.jsontypes import JSONOutObject
 
 FORMATS = {"mafiaratings": mafiaratings.record, "polemica": polemica.record}
 
@@ -38,7 +38,7 @@ def _facts(table: Table) -> Facts:
         raise ExportError(str(exc)) from None
 
 
-def export_record(table: Table, fmt: str, ended: datetime | None = None, facts: Facts | None = None) -> dict[str, Any]:
+def export_record(table: Table, fmt: str, ended: datetime | None = None, facts: Facts | None = None) -> JSONOutObject:
     if fmt not in FORMATS:
         raise ExportError(f"unknown export format {fmt!r} (known: {', '.join(FORMATS)})")
     return FORMATS[fmt](facts or _facts(table), table.game.rules.phrasebook, ended)

@@ -4,11 +4,11 @@ language, from the phrasebook), the vote counts kept beside it, and times."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from voicehost.errors import VoicehostError
 from voicehost.export.facts import Facts
 from voicehost.game.moderator import Moderator
+from voicehost.jsontypes import JSONOutObject
 from voicehost.phrasebook import load_phrasebook
 
 # The key both exports add beside the documented fields: what voicehost knows
@@ -76,7 +76,7 @@ def common_notes(notes: Notes, facts: Facts) -> None:
               seats=[f"{seat}: {value:g}" for seat, value in facts.points.items()])
 
 
-def extension(facts: Facts) -> dict[str, Any]:
+def extension(facts: Facts) -> JSONOutObject:
     return {"ruleset": facts.ruleset, "votes": [v.to_json() for v in facts.record.votes],
             "points": {str(seat): p for seat, p in facts.points.items()}}
 

@@ -5,8 +5,10 @@ moves: no clock advance, no state change, no output. The handlers that apply
 an admitted input never refuse; so an input is taken whole or not at all."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections import Counter
+from typing import TYPE_CHECKING, Protocol
 
+from voicehost.game.effects import Context
 from voicehost.game.events import (
     BestMove,
     Candidates,
@@ -15,6 +17,7 @@ from voicehost.game.events import (
     Heard,
     LiftVotes,
     Names,
+    OutOfTurn,
     Protest,
     SeatEvent,
     Seating,
@@ -24,19 +27,59 @@ from voicehost.game.events import (
     event_type,
 )
 from voicehost.game.floors import nominated_by_hand
-from voicehost.game.model import Phase
+from voicehost.game.model import Floor, FloorKind, Phase
 from voicehost.refusals import RefuseKey
 
 if TYPE_CHECKING:
-    from voicehost.game.moderator import Moderator
+    from voicehost.game.records import BestMoveRecord
+    from voicehost.game.variants.base import Variant
+
+
+class Judged(Context, Protocol):
+    """What admission reads of a game: a stage's Context, the game's variant
+    and the views of its state (game/views.py) that a refusal depends on."""
+
+    @property
+    def variant(self) -> Variant: ...
+
+    @property
+    def phase(self) -> Phase: ...
+
+    @property
+    def day(self) -> int: ...
+
+    @property
+    def alive(self) -> set[int]: ...
+
+    @property
+    def candidates(self) -> list[int]: ...
+
+    @property
+    def paused_at(self) -> float | None: ...
+
+    @property
+    def floor(self) -> Floor | None: ...
+
+    @property
+    def floor_queue(self) -> list[tuple[int, FloorKind]]: ...
+
+    @property
+    def fouls(self) -> Counter[int]: ...
+
+    @property
+    def best_move(self) -> BestMoveRecord | None: ...
+
+    def waiting_for(self) -> str | None: ...
+
+    def in_own_last_word(self, seat: int) -> bool: ...
 
 ANYTIME = ("foul", "unfoul", "disqualify", "leave_table")
 
 
-def admit(game: Moderator, event: Event) -> None:
+def admit(game: Judged, event: Event) -> None:
     """Raise the GameError that refuses `event` where the game stands, if any."""
     precheck(game, event)
-    if isinstance(event, (Heard, Names)):
+    if isinstance(event, (Heard, Names, OutOfTurn)):
         return
     if not fits(game, event):
         wanted = game.waiting_for()
@@ -47,7 +90,7 @@ def admit(game: Moderator, event: Event) -> None:
     _check_content(game, event)
 
 
-def precheck(game: Moderator, event: Event) -> None:
+def precheck(game: Judged, event: Event) -> None:
     """Refuse an input that can never fit, wherever the game goes next."""
     if isinstance(event, Setup):
         if game.phase is not Phase.SETUP:
@@ -57,7 +100,7 @@ def precheck(game: Moderator, event: Event) -> None:
     if isinstance(event, Seating):
         _precheck_seating(game, event)
         return
-    if isinstance(event, (Heard, Names)):  # words, and names at any time, even before the deal
+    if isinstance(event, (Heard, Names, OutOfTurn)):  # words, and names at any time, even before the deal
         return
     if game.phase is Phase.SETUP:
         raise game.error("the game has no setup yet: the first input must be 'setup'", event,
@@ -82,9 +125,9 @@ def precheck(game: Moderator, event: Event) -> None:
                          event, key=RefuseKey.BEST_MOVE_NOT_HERE)
 
 
-def _precheck_seating(game: Moderator, event: Seating) -> None:
+def _precheck_seating(game: Judged, event: Seating) -> None:
     """1.2: the seats are taken before the deal, each by another player."""
-    from voicehost.series.names import name_key
+    from voicehost.names import name_key
 
     if game.phase is not Phase.SETUP:
         raise game.error("the seats are taken before the deal", event, key=RefuseKey.SEATING_LATE)
@@ -94,7 +137,7 @@ def _precheck_seating(game: Moderator, event: Seating) -> None:
         raise game.error(f"{twice!r} is seated twice", event, key=RefuseKey.SEATING_TWICE, word=twice)
 
 
-def _precheck_protest(game: Moderator, event: Protest) -> None:
+def _precheck_protest(game: Judged, event: Protest) -> None:
     """1.8.1: a protest comes after the game's end, once, from a team at the table."""
     if game.phase is not Phase.GAME_OVER:
         raise game.error("a protest is taken only after the game has ended", event, key=RefuseKey.PROTEST_EARLY)
@@ -105,7 +148,7 @@ def _precheck_protest(game: Moderator, event: Protest) -> None:
                          word=event.team)
 
 
-def _precheck_seat_event(game: Moderator, event: SeatEvent) -> None:
+def _precheck_seat_event(game: Judged, event: SeatEvent) -> None:
     seat = event.seat
     if event.type in ("best_player", "worst_player") and seat is not None and seat not in game.seats():
         raise game.error(f"seat {seat} is not at this table (seats 1..{max(game.seats())})", event,
@@ -119,7 +162,7 @@ def _precheck_seat_event(game: Moderator, event: SeatEvent) -> None:
         raise game.error(f"seat {seat} is not in the game", event, key=RefuseKey.SEAT_OUT, seat=seat)
 
 
-def fits(game: Moderator, event: Event) -> bool:
+def fits(game: Judged, event: Event) -> bool:
     """Whether `event` can be applied where the game stands now."""
     if isinstance(event, (Setup, Seating)):
         return game.phase is Phase.SETUP
@@ -138,7 +181,7 @@ def fits(game: Moderator, event: Event) -> bool:
     return True
 
 
-def _seat_event_fits(game: Moderator, event: SeatEvent) -> bool:
+def _seat_event_fits(game: Judged, event: SeatEvent) -> bool:
     if event.type == "nominate":
         return nominated_by_hand(game) is not None
     if event.type in ANYTIME:
@@ -148,7 +191,7 @@ def _seat_event_fits(game: Moderator, event: SeatEvent) -> bool:
     return game.variant.seat_event_fits(game, event)
 
 
-def _check_content(game: Moderator, event: Event) -> None:
+def _check_content(game: Judged, event: Event) -> None:
     """What the input says, judged against the game: counts, seats, the clock."""
     if isinstance(event, Votes):
         _check_votes(game, event)
@@ -171,7 +214,7 @@ def _check_content(game: Moderator, event: Event) -> None:
         _check_seat_event(game, event)
 
 
-def _check_votes(game: Moderator, event: Votes) -> None:
+def _check_votes(game: Judged, event: Votes) -> None:
     given = event.counts
     strangers = sorted(set(given) - set(game.candidates))
     if strangers:
@@ -188,7 +231,7 @@ def _check_votes(game: Moderator, event: Votes) -> None:
                          key=RefuseKey.COUNTS_TOO_MANY, total=total, voters=voters)
 
 
-def _check_best_move(game: Moderator, event: BestMove) -> None:
+def _check_best_move(game: Judged, event: BestMove) -> None:
     assert game.floor is not None  # fits() put us in the night-2 victim's last word
     seat = game.floor.seat
     named = list(event.seats)
@@ -200,7 +243,7 @@ def _check_best_move(game: Moderator, event: BestMove) -> None:
         raise refusal
 
 
-def _check_control(game: Moderator, event: Control) -> None:
+def _check_control(game: Judged, event: Control) -> None:
     kind = event.type
     if game.phase is Phase.GAME_OVER:
         raise game.error(f"the game is over; nothing to {kind}", event, key=RefuseKey.GAME_OVER,
@@ -213,7 +256,7 @@ def _check_control(game: Moderator, event: Control) -> None:
         raise game.error("there is no floor to close", event, key=RefuseKey.NO_FLOOR)
 
 
-def _check_seat_event(game: Moderator, event: SeatEvent) -> None:
+def _check_seat_event(game: Judged, event: SeatEvent) -> None:
     seat = event.seat
     context = nominated_by_hand(game) if event.type == "nominate" else None
     if context is not None and seat is not None:

@@ -10,17 +10,35 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from voicehost.game import discipline, floors, narration, night, scoring, voting
 from voicehost.game import effects as fx
 from voicehost.game.narration import said
 
 if TYPE_CHECKING:
-    from voicehost.game.moderator import Moderator
+    from voicehost.game.model import Phase, Timer
+    from voicehost.game.variants.base import Variant
+    from voicehost.records import Output
 
 
-def run(game: Moderator, effects: fx.Effects) -> bool:
+class Engine(fx.Context, Protocol):
+    """What applying a decision reaches of a game: a stage's Context, the
+    game's variant, the outputs said so far, and the two moves the engine
+    itself makes (entering a phase, setting a timer)."""
+
+    @property
+    def variant(self) -> Variant: ...
+
+    @property
+    def outputs(self) -> list[Output]: ...
+
+    def enter(self, phase: Phase) -> None: ...
+
+    def set_timer(self, name: Timer, seconds: float) -> None: ...
+
+
+def run(game: Engine, effects: fx.Effects) -> bool:
     """Apply a stage's decision in order; True (and the rest dropped) once
     an effect has ended the game."""
     outputs, state, rules = game.outputs, game.state, game.rules
@@ -45,112 +63,112 @@ def run(game: Moderator, effects: fx.Effects) -> bool:
 # One applier an effect type (the table `APPLY` below); True: the game ended.
 
 
-def say(game: Moderator, effect: fx.Say) -> bool:
+def say(game: Engine, effect: fx.Say) -> bool:
     game.outputs.append(narration.said(game.state, game.rules, effect))
     return False
 
 
-def suggest(game: Moderator, effect: fx.Suggest) -> bool:
+def suggest(game: Engine, effect: fx.Suggest) -> bool:
     game.outputs.append(narration.suggestion(effect))
     return False
 
 
-def explain(game: Moderator, effect: fx.Explain) -> bool:
+def explain(game: Engine, effect: fx.Explain) -> bool:
     game.outputs.append(narration.explanation(game.rules, effect))
     return False
 
 
-def enter(game: Moderator, effect: fx.Enter) -> bool:
+def enter(game: Engine, effect: fx.Enter) -> bool:
     game.enter(effect.phase)
     return False
 
 
-def set_timer(game: Moderator, effect: fx.SetTimer) -> bool:
+def set_timer(game: Engine, effect: fx.SetTimer) -> bool:
     game.set_timer(effect.name, effect.seconds)
     return False
 
 
-def set_deadline(game: Moderator, effect: fx.SetDeadline) -> bool:
+def set_deadline(game: Engine, effect: fx.SetDeadline) -> bool:
     game.state.clock.timers[effect.name] = effect.at
     return False
 
 
-def clear_timers(game: Moderator, effect: fx.ClearTimers) -> bool:
+def clear_timers(game: Engine, effect: fx.ClearTimers) -> bool:
     game.state.clock.timers.clear()
     return False
 
 
-def remove(game: Moderator, effect: fx.Remove) -> bool:
+def remove(game: Engine, effect: fx.Remove) -> bool:
     discipline.remove(game.state, effect.seat, effect.cause)
     return False
 
 
-def removal(game: Moderator, effect: fx.Removal) -> bool:
+def removal(game: Engine, effect: fx.Removal) -> bool:
     return run(game, discipline.removal(game, effect.seat, effect.cause))
 
 
-def check_win(game: Moderator, effect: fx.CheckWin) -> bool:
+def check_win(game: Engine, effect: fx.CheckWin) -> bool:
     winner = game.variant.winner(game)
     return winner is not None and finish(game, winner)
 
 
-def finish_with(game: Moderator, effect: fx.Finish) -> bool:
+def finish_with(game: Engine, effect: fx.Finish) -> bool:
     return finish(game, effect.winner)
 
 
-def start_speeches(game: Moderator, effect: fx.StartSpeeches | None = None) -> bool:
+def start_speeches(game: Engine, effect: fx.StartSpeeches | None = None) -> bool:
     return run(game, floors.start_speeches(game))
 
 
-def queue_floors(game: Moderator, effect: fx.QueueFloors) -> bool:
+def queue_floors(game: Engine, effect: fx.QueueFloors) -> bool:
     return run(game, floors.queue_floors(game, effect.seats, effect.kind, effect.then))
 
 
-def close_floor(game: Moderator, effect: fx.CloseFloor) -> bool:
+def close_floor(game: Engine, effect: fx.CloseFloor) -> bool:
     return run(game, floors.close_floor(game))
 
 
-def start_vote(game: Moderator, effect: fx.StartVote) -> bool:
+def start_vote(game: Engine, effect: fx.StartVote) -> bool:
     return run(game, game.variant.start_vote(game))
 
 
-def start_round(game: Moderator, effect: fx.StartRound) -> bool:
+def start_round(game: Engine, effect: fx.StartRound) -> bool:
     return run(game, voting.start_round(game, effect.candidates))
 
 
-def ask_lift(game: Moderator, effect: fx.AskLift) -> bool:
+def ask_lift(game: Engine, effect: fx.AskLift) -> bool:
     return run(game, voting.ask_lift(game))
 
 
-def cancel_day(game: Moderator, effect: fx.CancelDay) -> bool:
+def cancel_day(game: Engine, effect: fx.CancelDay) -> bool:
     game.state.day.cancel_day = effect.day
     return False
 
 
-def nightfall(game: Moderator, effect: fx.Nightfall) -> bool:
+def nightfall(game: Engine, effect: fx.Nightfall) -> bool:
     return run(game, game.variant.nightfall(game))
 
 
-def morning(game: Moderator, effect: fx.Morning) -> bool:
+def morning(game: Engine, effect: fx.Morning) -> bool:
     return run(game, night.morning(game))
 
 
-def dawn(game: Moderator, effect: fx.Dawn) -> bool:
+def dawn(game: Engine, effect: fx.Dawn) -> bool:
     return run(game, game.variant.dawn(game))
 
 
-def first_killed(game: Moderator, effect: fx.FirstKilled) -> bool:
+def first_killed(game: Engine, effect: fx.FirstKilled) -> bool:
     game.state.record.first_killed = effect.seat
     return False
 
 
-def finish(game: Moderator, winner: StrEnum) -> bool:
+def finish(game: Engine, winner: StrEnum) -> bool:
     run(game, scoring.finish(game, winner))
     return True
 
 
 # How the engine applies each effect (a stage's decision); True: the game ended.
-APPLY: dict[type, Callable[[Moderator, Any], bool]] = {
+APPLY: dict[type, Callable[[Engine, Any], bool]] = {
     fx.Say: say, fx.Suggest: suggest, fx.Explain: explain,
     fx.Enter: enter, fx.SetTimer: set_timer,
     fx.SetDeadline: set_deadline, fx.ClearTimers: clear_timers,

@@ -12,15 +12,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from voicehost.game.keys import Key
 from voicehost.game.model import Cause, FloorKind, Phase, Then, Timer
 
 if TYPE_CHECKING:
+    from enum import Enum
+
+    from voicehost.errors import GameError
+    from voicehost.game.events import Event
     from voicehost.game.state import GameState
     from voicehost.phrases.grammar import Grammar
     from voicehost.phrases.listener import Nomination
+    from voicehost.refusals import RefuseKey
     from voicehost.rules import RuleOptions
 
 
@@ -53,6 +58,13 @@ class Context(Protocol):
     def left_table_winner(self, seat: int) -> StrEnum | None: ...
 
     def win_key(self, winner: str) -> Key: ...
+
+    def seat_of(self, role: Enum) -> int: ...
+
+    def error(self, message: str, event: Event | None = None, *, key: RefuseKey | Literal[""] = "",
+              **values: object) -> GameError:
+        """A refusal naming where the game stands (nothing changes)."""
+        ...
 
 
 # ------------------------------------------------------------ what is said

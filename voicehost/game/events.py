@@ -13,9 +13,9 @@ from enum import StrEnum
 from voicehost.errors import InputError
 from voicehost.game.model import SEATS
 from voicehost.jsontypes import JSONObject
+from voicehost.names import check_name
 from voicehost.phrases.words import Word, parse_word, parse_words
 from voicehost.refusals import RefuseKey
-from voicehost.series.names import check_name
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,17 @@ class Heard:
     """One recognized word, its times on the game clock."""
 
     word: Word
+
+
+@dataclass(frozen=True)
+class OutOfTurn:
+    """SPEC §7.1: voice on another seat's channel while someone holds the
+    floor, from `start` to `end` on the game clock; a foul suggestion to the
+    host, never a foul, a nomination, a floor's end or a pause clock's reset."""
+
+    seat: int
+    start: float
+    end: float
 
 
 @dataclass(frozen=True)
@@ -112,7 +123,7 @@ PROTEST_TEAMS = ("red", "black")
 PROTEST_OUTCOMES = ("changed", "annulled", "replayed")
 
 Event = (Setup | Heard | Speech | Votes | LiftVotes | SeatEvent | BestMove | Control | Candidates | Names
-         | Seating | Protest)
+         | Seating | Protest | OutOfTurn)
 
 class EventType(StrEnum):
     SETUP = "setup"
@@ -142,6 +153,7 @@ class EventType(StrEnum):
     PROTEST = "protest"
     SEATING = "seating"
     NOMINATE = "nominate"
+    OUT_OF_TURN = "out_of_turn"
 
 
 @dataclass(frozen=True)
@@ -177,6 +189,8 @@ REGISTRY: dict[EventType, EventSpec] = {
     _E.SEATING: EventSpec(Seating),
     # The host nominates for the speaker by hand (the microphone missed it): the rules of 2.3 still apply.
     _E.NOMINATE: EventSpec(SeatEvent),
+    # A seat's channel heard voice out of turn (SPEC §7.1): the table's, not the host's.
+    _E.OUT_OF_TURN: EventSpec(OutOfTurn, host=False),
 }
 # The one type of each input that is not a seat event or a clock control.
 _TYPE_OF: dict[type, EventType] = {spec.cls: kind for kind, spec in REGISTRY.items()
@@ -326,6 +340,9 @@ def parse_event(data: object, size: int = len(SEATS)) -> Event:
         return Candidates(tuple(seat(s, "candidates seat") for s in chosen))
     if kind == "word":
         return Heard(parse_word(data, "word"))
+    if kind == "out_of_turn":
+        heard = parse_word({"word": "-", "start": data.get("start"), "end": data.get("end")}, "out_of_turn")
+        return OutOfTurn(seat(data.get("seat"), "out_of_turn 'seat'"), heard.start, heard.end)
     if kind == "speech":
         return Speech(seat(data.get("seat"), "speech 'seat'"), tuple(parse_words(data.get("words", []))))
     if kind == "votes":
@@ -363,6 +380,8 @@ def event_to_json(event: Event) -> JSONObject:
         return {"type": "names", "names": {str(s): n for s, n in sorted(event.names.items())}}
     if isinstance(event, Heard):
         return {"type": "word", **event.word.to_json()}
+    if isinstance(event, OutOfTurn):
+        return {"type": "out_of_turn", "seat": event.seat, "start": event.start, "end": event.end}
     if isinstance(event, Speech):
         return {"type": "speech", "seat": event.seat, "words": [w.to_json() for w in event.words]}
     if isinstance(event, Votes):

@@ -68,6 +68,7 @@ class Key(StrEnum):
     NO_REVOTE = "no_revote"
     NO_VOTE_DAY_ONE = "no_vote_day_one"
     NUMBER = "number"
+    OUT_OF_TURN = "out_of_turn"   # SPEC §7.1: a foul suggestion to the host, in the earpiece
     PAUSED = "paused"
     PROTEST_ANNULLED = "protest_annulled"
     PROTEST_CHANGED = "protest_changed"
@@ -197,6 +198,7 @@ _WITH: dict[tuple[str, ...], tuple[Key, ...]] = {
         Key.LEAVES,
         Key.LEFT_TABLE,
         Key.NUMBER,
+        Key.OUT_OF_TURN,
         Key.REMOVED_FOULS,
         Key.SHERIFF_BLACK,
         Key.SHERIFF_RED,

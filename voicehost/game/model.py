@@ -1,10 +1,12 @@
 """The game's vocabulary: roles, teams, phases, causes, floors, outputs."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum, StrEnum
 
 from voicehost.jsontypes import JSONObject
+from voicehost.records import Output as Output  # the records moved down; their old names stay
+from voicehost.records import OutputKind as OutputKind
 
 SEATS = tuple(range(1, 11))
 
@@ -110,34 +112,6 @@ class Floor:
     end: float
     nominations: bool = False
     heard: bool = False
-
-
-class OutputKind(StrEnum):
-    SAY = "say"          # an announcement (private: to the host only)
-    SUGGEST = "suggest"  # a hint to the host: a forbidden word may deserve a foul
-
-
-@dataclass(slots=True)
-class Output:
-    """Something the moderator does: a phrasebook key with its values. The
-    words are rendered at the edge, from the table's phrasebook
-    (`Phrasebook.render`), so the core holds no human text. Nothing changes an
-    output once made (copies of a game share them); it is not a frozen
-    dataclass only because the engine makes hundreds a game and a frozen one
-    costs four times as much to build."""
-
-    t: float
-    kind: OutputKind
-    key: str
-    private: bool = False
-    values: dict[str, object] = field(default_factory=dict)
-
-    def to_json(self, text: str) -> JSONObject:
-        """The SPEC §4 simulate line for this output, given its rendered text."""
-        out: JSONObject = {"t": round(self.t, 3), "say": text}
-        if self.private:
-            out["private"] = True
-        return out
 
 
 @dataclass

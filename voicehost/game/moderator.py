@@ -21,8 +21,9 @@ journal of inputs with their times replays to the identical game."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from enum import Enum, StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from voicehost.errors import GameError
 from voicehost.game import apply, discipline, floors, narration, scoring
@@ -38,6 +39,7 @@ from voicehost.game.events import (
     Heard,
     LiftVotes,
     Names,
+    OutOfTurn,
     Protest,
     SeatEvent,
     Seating,
@@ -47,9 +49,9 @@ from voicehost.game.events import (
     event_type,
 )
 from voicehost.game.keys import Key
-from voicehost.game.model import Output, Phase, Timer
+from voicehost.game.model import Output, OutputKind, Phase, Timer
 from voicehost.game.state import GameState
-from voicehost.game.variants.base import Variant, variant_for
+from voicehost.game.variants import Variant, variant_for
 from voicehost.game.views import StateView
 from voicehost.phrasebook import Phrasebook, load_phrasebook
 from voicehost.phrases.grammar import Grammar, load_grammar
@@ -92,34 +94,30 @@ class Moderator(StateView):
         timers due by `now` still fire on the next `advance`, so nothing they
         announce is lost. Callers that can should `advance(now)` first."""
         mark = len(self.outputs)
-        if isinstance(event, Heard):
+        take, judged = INPUTS[type(event)]
+        if judged:
+            self._admit(event, now, mark)
+        else:   # heard words, voice out of turn, the players' names: they fit anywhere
             self._advance(now)
-            self._hear(event.word)
-            return self.outputs[mark:]
-        if isinstance(event, Names):  # fits anywhere: the protocol's players, the exports
-            self._advance(now)
-            names = self.state.record.names
-            for seat, name in event.names.items():
-                if name:
-                    names[seat] = name
-                else:
-                    names.pop(seat, None)
-            return self.outputs[mark:]
+        take(self, event)
+        return self.outputs[mark:]
+
+    def _admit(self, event: Event, now: float, mark: int) -> None:
+        """Refuse `event` (GameError) where the game stands at `now`, leaving
+        the game exactly as it was; else advance the clock to `now`."""
         due = self.next_deadline()
         if due is None or due > now:
             admit(self, event)  # nothing fires on the way to `now`: judge it here
             self._advance(now)
-        else:
-            saved = self._save()
-            self._advance(now)
-            try:
-                admit(self, event)
-            except GameError:
-                self.state = saved
-                del self.outputs[mark:]
-                raise
-        self._apply(event)
-        return self.outputs[mark:]
+            return
+        saved = self._save()
+        self._advance(now)
+        try:
+            admit(self, event)
+        except GameError:
+            self.state = saved
+            del self.outputs[mark:]
+            raise
 
     def _save(self) -> GameState:
         """A copy of the state; what never changes (grammar, rules, the game
@@ -262,6 +260,8 @@ class Moderator(StateView):
         listening, clock = self.state.floors, self.state.clock
         if listening.listener is None or clock.paused_at is not None:
             return
+        if word.seat is not None and (listening.floor is None or listening.floor.seat != word.seat):
+            return   # SPEC §7.1: another seat's channel is never the speaker's words
         events = listening.listener.hear(word)
         clock.now = max(clock.now, word.end)
         self._run(floors.listener_events(self, events))
@@ -273,34 +273,62 @@ class Moderator(StateView):
         else:
             clock.timers[Timer.PASS] = deadline
 
+    def _out_of_turn(self, event: OutOfTurn) -> None:
+        """SPEC §7.1: voice on a living seat's channel while another holds the
+        floor is suggested to the host as a foul; the game itself is untouched."""
+        floor = self.state.floors.floor
+        if floor is None or floor.seat == event.seat or event.seat not in self.state.seats.alive \
+                or self.state.clock.paused_at is not None or self.phase.is_night:
+            return
+        self.outputs.append(Output(event.start, OutputKind.SUGGEST, Key.OUT_OF_TURN.value, True,
+                                   {"seat": event.seat, "suggest": "foul"}))
+
     # ----------------------------------------------------------------- inputs
 
-    def _apply(self, event: Event) -> None:
-        """An admitted input: nothing here refuses."""
-        if isinstance(event, Setup):
-            self.state.seats.roles = self.variant.deal(event.roles)
-            self.state.seats.alive = set(self.state.seats.roles)
-            self.state.seats.night = 1
-            self._run(self.variant.first_night(self))
-        elif isinstance(event, Speech):
-            self._speech(event)
-        elif isinstance(event, Votes):
-            self._run(self.variant.after_tally(self, event))
-        elif isinstance(event, LiftVotes):
-            self._run(self.variant.lift_votes(self, event.count))
-        elif isinstance(event, BestMove):
-            self._run(scoring.best_move(self, event))
-        elif isinstance(event, Control):
-            self._control(event.type)
-        elif isinstance(event, Candidates):
-            self._run(self.variant.candidates(self, list(event.seats)))
-        elif isinstance(event, SeatEvent):
-            self._run(self._seat_event(event))
-        elif isinstance(event, Protest):
-            self._run(scoring.protest(self, event))
-        elif isinstance(event, Seating):
-            self.state.record.names = dict(sorted(event.names.items()))
-            self.say(Key.SEATING, players=[[seat, name] for seat, name in sorted(event.names.items())])
+    # One handler an input type (the table `INPUTS` below); an admitted input: nothing here refuses.
+
+    def _setup(self, event: Setup) -> None:
+        self.state.seats.roles = self.variant.deal(event.roles)
+        self.state.seats.alive = set(self.state.seats.roles)
+        self.state.seats.night = 1
+        self._run(self.variant.first_night(self))
+
+    def _heard(self, event: Heard) -> None:
+        self._hear(event.word)
+
+    def _names(self, event: Names) -> None:
+        """The protocol's players, the exports (fits anywhere)."""
+        names = self.state.record.names
+        for seat, name in event.names.items():
+            if name:
+                names[seat] = name
+            else:
+                names.pop(seat, None)
+
+    def _votes(self, event: Votes) -> None:
+        self._run(self.variant.after_tally(self, event))
+
+    def _lift_votes(self, event: LiftVotes) -> None:
+        self._run(self.variant.lift_votes(self, event.count))
+
+    def _best_move(self, event: BestMove) -> None:
+        self._run(scoring.best_move(self, event))
+
+    def _control_input(self, event: Control) -> None:
+        self._control(event.type)
+
+    def _candidates(self, event: Candidates) -> None:
+        self._run(self.variant.candidates(self, list(event.seats)))
+
+    def _seat_input(self, event: SeatEvent) -> None:
+        self._run(self._seat_event(event))
+
+    def _protest(self, event: Protest) -> None:
+        self._run(scoring.protest(self, event))
+
+    def _seating(self, event: Seating) -> None:
+        self.state.record.names = dict(sorted(event.names.items()))
+        self.say(Key.SEATING, players=[[seat, name] for seat, name in sorted(event.names.items())])
 
     def _seat_event(self, event: SeatEvent) -> fx.Effects:
         seat = event.seat
@@ -394,3 +422,16 @@ class Moderator(StateView):
 
     def points(self) -> dict[int, float]:
         return scoring.points(self)
+
+
+# How the moderator takes each input: its handler, and whether admission judges
+# it first (False: it fits anywhere, and nothing of it is refused).
+INPUTS: dict[type, tuple[Callable[[Moderator, Any], None], bool]] = {
+    Heard: (Moderator._heard, False), OutOfTurn: (Moderator._out_of_turn, False),
+    Names: (Moderator._names, False),
+    Setup: (Moderator._setup, True), Speech: (Moderator._speech, True), Votes: (Moderator._votes, True),
+    LiftVotes: (Moderator._lift_votes, True), BestMove: (Moderator._best_move, True),
+    Control: (Moderator._control_input, True), Candidates: (Moderator._candidates, True),
+    SeatEvent: (Moderator._seat_input, True), Protest: (Moderator._protest, True),
+    Seating: (Moderator._seating, True),
+}

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING
 from voicehost.game.effects import Explain, Say, Suggest
 from voicehost.game.keys import Key
 from voicehost.game.model import Cause, FloorKind, Output, OutputKind
-from voicehost.phrasebook import verdict_values
 
 if TYPE_CHECKING:
     from voicehost.game.state import GameState
+    from voicehost.phrasebook import Phrasebook
+    from voicehost.records import Nomination
     from voicehost.rules import RuleOptions
 
 FLOOR_INTRO = {FloorKind.SPEECH: Key.FLOOR_SPEECH, FloorKind.TIE: Key.FLOOR_TIE,
@@ -49,3 +50,22 @@ def explanation(rules: RuleOptions, effect: Explain) -> Output:
     event = effect.nomination
     reason, values = verdict_values(event, rules)
     return Output(event.t, OutputKind.SAY, str(event.reason or ""), False, {"explain": reason, **values})
+
+
+def verdict_values(event: Nomination, rules: RuleOptions) -> tuple[str, dict[str, object]]:
+    """Why a nomination was refused: the explanation's key and its values."""
+    if event.reason == "wrong_form" and event.culprit is None:
+        return "extra_words_required", {"word": " ".join(rules.required_fillers)}
+    if event.reason == "extra_words" and event.culprit == "[unk]":   # heard, but not as a word the rules know
+        return "extra_words_unknown", {"seat": event.target}
+    return event.reason or "", {"word": event.culprit or "", "seat": event.target,
+                                "pause": round(event.pause or 0.0, 1),
+                                "limit": rules.nomination_pause}
+
+
+def verdict(book: Phrasebook, event: Nomination, rules: RuleOptions) -> str:
+    """Training mode's answer to a nomination: the confirmation, or why not."""
+    if event.accepted:
+        return book.confirmation(event.target, rules.confirmation)
+    key, values = verdict_values(event, rules)
+    return book.explanation(key, **values)

@@ -27,6 +27,7 @@ from __future__ import annotations
 from voicehost.journal.lines import HASH_CHARS, VERSION, Entry, Scan, entry_hash, scan_bytes, scan_file
 from voicehost.journal.table import (
     Table,
+    dealt,
     last_host_input,
     rebuild,
     replay,
@@ -43,6 +44,7 @@ __all__ = [
     "Journal",
     "Scan",
     "Table",
+    "dealt",
     "entry_hash",
     "last_host_input",
     "rebuild",

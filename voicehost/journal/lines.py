@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
+from voicehost.config import check_phrase_data
 from voicehost.errors import JournalError
 from voicehost.jsonio import loads_strict
 from voicehost.jsontypes import JSONObject, JSONValue
@@ -88,9 +89,19 @@ def compact(entry: JSONObject) -> JSONObject:
     return entry
 
 
+_WORD_KEYS = frozenset({"type", "word", "start", "end"})
+
+
 def _is_word(t: float, event: JSONObject) -> bool:
-    return event.get("type") == "word" and set(event) == {"type", "word", "start", "end"} \
+    """A plain heard word, or one with the seat whose channel heard it (SPEC §7.1)."""
+    keys = set(event)
+    return event.get("type") == "word" and (keys == _WORD_KEYS or keys == _WORD_KEYS | {"seat"}
+                                            and is_seat(event["seat"])) \
         and isinstance(event["word"], str) and not isinstance(t, bool)
+
+
+def is_seat(value: object) -> bool:
+    return type(value) is int and 1 <= value <= 99
 
 
 def _on_grid(values: Sequence[object], unit: int) -> list[int] | None:
@@ -110,6 +121,9 @@ def word_run(entries: list[Entry]) -> JSONObject | None:
     entry is no plain word, or its times are on neither grid."""
     if not entries or not all(_is_word(e.t, e.event) for e in entries):
         return None
+    seats = {e.event.get("seat") for e in entries}
+    if len(seats) != 1:
+        return None
     flat = [x for e in entries for x in (e.event["start"], e.event["end"], e.t)]
     key, whole = "cs", _on_grid(flat, 100)
     if whole is None:
@@ -123,13 +137,18 @@ def word_run(entries: list[Entry]) -> JSONObject | None:
         numbers += [start - previous_end, end - start, t - start]
         previous_end = end
     words: list[JSONValue] = [0 if e.event["word"] == UNK else e.event["word"] for e in entries]
-    return {"ws": words, key: list[JSONValue](numbers)}
+    run: JSONObject = {"ws": words, key: list[JSONValue](numbers)}
+    seat = seats.pop()
+    if seat is not None:
+        run["seat"] = seat   # every word of the run heard on this seat's channel
+    return run
 
 
 def _run_entries(entry: JSONObject) -> list[JSONObject]:
     words = entry.get("ws")
-    keys = set(entry) - {"ws"}
-    if len(keys) != 1 or not keys <= {"cs", "ms"}:
+    keys = set(entry) - {"ws", "seat"}
+    seat = entry.get("seat")
+    if len(keys) != 1 or not keys <= {"cs", "ms"} or "seat" in entry and not is_seat(seat):
         return [{"bad": True}]
     key = keys.pop()
     unit = 100 if key == "cs" else 1000
@@ -149,6 +168,8 @@ def _run_entries(entry: JSONObject) -> list[JSONObject]:
         previous_end = end
         event: JSONObject = {"type": "word", "word": UNK if word == 0 else word, "start": start / unit,
                              "end": end / unit}
+        if seat is not None:
+            event["seat"] = seat
         out.append({"t": (start + late) / unit, "event": event})
     return out
 
@@ -352,7 +373,9 @@ def header_rules(header: JSONObject, where: str) -> RuleOptions:
     name = rules.pop("name", header.get("ruleset", "4mafia"))
     if not isinstance(name, str):
         raise JournalError(f"{where}: the header's ruleset is not a name")
-    return rules_for(name, rules, where=f"{where} header")
+    checked = rules_for(name, rules, where=f"{where} header")
+    check_phrase_data(checked, f"{where} header")
+    return checked
 
 
 def checked_entry(number: int, entry: JSONObject, where: Path) -> Entry:

@@ -57,8 +57,16 @@ def mark(game: Moderator, entries: list[Entry]) -> Mark:
 
 def revise_json(start: int, places: list[int], new: list[Word] | tuple[Word, ...]) -> JSONObject:
     """The journal entry of a revision: the mark, the provisional words' places after it, the final words."""
-    return {"type": "revise", "from": start, "old": [p - start for p in places],
-            "new": run_of_words([(w.word, w.start, w.end) for w in new])}
+    seats = {w.seat for w in new}
+    entry: JSONObject = {"type": "revise", "from": start, "old": [p - start for p in places]}
+    if len(seats) > 1:   # the floor passed on within the utterance: each word with its seat
+        entry["new"] = [[w.word, w.start, w.end, w.seat] for w in new]
+        return entry
+    entry["new"] = run_of_words([(w.word, w.start, w.end) for w in new])
+    seat = seats.pop() if seats else None
+    if seat is not None:
+        entry["seat"] = seat   # the seat whose channel heard the final words (SPEC §7.1)
+    return entry
 
 
 def _is_word(entry: JSONObject, word: Word) -> bool:
@@ -237,7 +245,7 @@ class ReplayRevisions:
         if run is not None:
             items = [[e["word"], e["start"], e["end"]] for e in run]
         if type(start) is not int or not isinstance(offsets, list) or not isinstance(items, list) \
-                or not all(isinstance(i, list) and len(i) == 3 for i in items):
+                or not all(isinstance(i, list) and len(i) in (3, 4) for i in items):
             raise JournalError("its fields are not what a revision holds")
         places: list[int] = []
         for offset in offsets:
@@ -246,5 +254,7 @@ class ReplayRevisions:
                     or entries[place].event.get("type") != "word":
                 raise JournalError(f"no provisional word at {offset} after the mark")
             places.append(place)
-        new = parse_words([{"word": i[0], "start": i[1], "end": i[2]} for i in items if isinstance(i, list)], "new")
+        seat = event.get("seat")
+        new = parse_words([{"word": i[0], "start": i[1], "end": i[2], "seat": i[3] if len(i) == 4 else seat}
+                           for i in items if isinstance(i, list)], "new")
         return new, places

@@ -9,6 +9,7 @@ the result over in place (`revision.take_over`), so whoever holds `table.game`
 holds the game as it now stands."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -24,6 +25,7 @@ from voicehost.phrases.words import Word
 from voicehost.rules import RuleOptions
 
 UNDO: JSONObject = {"type": "undo"}
+HEARD = "heard"   # an input's field in the journal: the host's spoken words that made it (SPEC §7.2)
 
 
 class Sink(Protocol):
@@ -52,13 +54,15 @@ class Table:
         if isinstance(self.journal, Journal):
             self.journal.check()
 
-    def apply(self, event: Event, now: float, *, hold: bool = False) -> list[Output]:
-        """An input, applied and journaled (`hold`: a heard word that may wait for the next write)."""
+    def apply(self, event: Event, now: float, *, hold: bool = False, heard: Sequence[str] = ()) -> list[Output]:
+        """An input, applied and journaled (`hold`: a heard word that may wait for
+        the next write; `heard`: the host's spoken words that made it, SPEC §7.2)."""
         self._check()
         if isinstance(event, Heard):
             event, now = _to_the_millisecond(event, now, self.game.now)
         outputs = self.game.handle(event, now)
-        self.record(now, event_to_json(event), hold=hold)
+        data = event_to_json(event)
+        self.record(now, {**data, HEARD: list(heard)} if heard else data, hold=hold)
         return outputs
 
     def advance(self, now: float, *, hold: bool = False) -> list[Output]:
@@ -87,7 +91,8 @@ class Table:
         index = last_host_input(self.entries)
         return None if index is None else self.entries[:index] + self.entries[index + 1:]
 
-    def finish_undo(self, rebuilt: Moderator, mark: int, t: float) -> JSONObject | None:
+    def finish_undo(self, rebuilt: Moderator, mark: int, t: float,
+                    heard: Sequence[str] = ()) -> JSONObject | None:
         """The game takes over `rebuilt` (made without the last host input of
         the first `mark` entries); what was accepted after `mark` (heard while
         it was rebuilt) is applied to it first. Journals the undo at `t` (or
@@ -98,16 +103,16 @@ class Table:
         take_over(self.game, rebuilt)
         undone = self.entries.pop(index).event if index is not None else None
         if self.journal is not None:
-            self.journal.write_entry(self.game.now, UNDO)
+            self.journal.write_entry(self.game.now, {**UNDO, HEARD: list(heard)} if heard else UNDO)
         return undone
 
-    def undo(self, now: float) -> JSONObject:
+    def undo(self, now: float, heard: Sequence[str] = ()) -> JSONObject:
         """Take back the last host input: the game is rebuilt without it."""
         self._check()
         kept = self.undo_plan()
         if kept is None:
             raise GameError("there is no host input to undo", phase=self.game.where())
-        undone = self.finish_undo(rebuild(self.game.rules, kept), len(self.entries), max(now, self.game.now))
+        undone = self.finish_undo(rebuild(self.game.rules, kept), len(self.entries), max(now, self.game.now), heard)
         assert undone is not None
         return undone
 
@@ -142,14 +147,24 @@ def _to_the_millisecond(event: Heard, now: float, game_now: float) -> tuple[Hear
         return event, now
     if now == word.start:
         now = max(game_now, start)
-    return Heard(Word(word.word, start, end, word.conf)), now
+    return Heard(Word(word.word, start, end, word.conf, word.seat)), now
 
 
 def last_host_input(entries: list[Entry]) -> int | None:
+    """The last input an undo may take back: the seating and the deal belong
+    to the time before the game, so nothing before the deal is reached."""
     for index in range(len(entries) - 1, -1, -1):
-        if entries[index].event.get("type") in HOST_INPUTS:
+        kind = entries[index].event.get("type")
+        if kind == "setup":
+            return None
+        if kind in HOST_INPUTS:
             return index
     return None
+
+
+def dealt(entries: list[Entry]) -> bool:
+    """Whether the roles were dealt: then the seating and the deal are out of an undo's reach."""
+    return any(entry.event.get("type") == "setup" for entry in entries)
 
 
 def rebuild(rules: RuleOptions, entries: list[Entry]) -> Moderator:

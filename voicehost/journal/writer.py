@@ -14,7 +14,6 @@ from memory (every line written is kept), or, when that path is taken, in a
 fresh file beside it; `moved` tells where, for the host."""
 from __future__ import annotations
 
-import contextlib
 import errno
 import fcntl
 import os
@@ -38,8 +37,6 @@ from voicehost.journal.lines import (
 )
 from voicehost.jsontypes import JSONObject
 from voicehost.rules import RuleOptions
-
-PRIVATE = 0o600  # a journal holds the deal and the night's answers: its owner alone reads it
 
 
 def _not_a_file(path: Path) -> JournalError:
@@ -112,7 +109,8 @@ class Journal:
             raise _not_a_file(self.path)
         flags = os.O_RDWR | (0 if resume else os.O_CREAT) | getattr(os, "O_CLOEXEC", 0)
         try:
-            fd = os.open(self.path, flags, PRIVATE)
+            fd = os.open(self.path, flags, 0o600)   # it holds the deal and the night's checks
+            os.fchmod(fd, 0o600)                     # an older journal, made 0644, is closed up too
         except FileNotFoundError:
             raise JournalError(f"no journal at {self.path}") from None
         except OSError as exc:
@@ -126,8 +124,6 @@ class Journal:
                                    f"only one may go on with a game") from None
             raise JournalWriteError(f"cannot lock the journal {self.path}: {exc.strerror or exc}") from None
         self._fd = fd
-        with contextlib.suppress(OSError):   # an older journal (or a file made by hand) was 0644
-            os.fchmod(fd, PRIVATE)
         try:
             if resume:
                 self._open_existing()
@@ -216,7 +212,8 @@ class Journal:
         """Held entries as lines, in their order: each stretch of words as runs,
         anything else (a clock mark) as a line of its own."""
         lines: list[JSONObject] = []
-        for is_word, group in groupby(self.held, key=lambda entry: entry.event.get("type") == "word"):
+        for (is_word, _), group in groupby(self.held, key=lambda entry: (entry.event.get("type") == "word",
+                                                                          entry.event.get("seat"))):
             stretch = list(group)
             for i in range(0, len(stretch), BATCH_WORDS if is_word else 1):
                 part = stretch[i:i + BATCH_WORDS] if is_word else stretch[i:i + 1]
@@ -340,7 +337,7 @@ class Journal:
             if self.key is not None and path != self.path and key_path(path).exists():
                 continue
             try:
-                return os.open(path, flags, PRIVATE), path
+                return os.open(path, flags, 0o600), path
             except FileExistsError:
                 continue
         raise OSError(errno.EEXIST, f"no free name beside {self.path}")

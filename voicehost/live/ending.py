@@ -42,22 +42,23 @@ def _write(path: Path, text: str) -> None:
 
 
 def protocol_csv(live: LiveTable) -> str:
-    """The protocol as a table for a spreadsheet, its values in the table's
-    language (roles, "да", "ночь 2", causes); the column names stay English
-    for importers. The page's download and the file beside the journal."""
+    """The protocol as a table for a spreadsheet, in the table's language
+    (column names, roles, "да", "ночь 2", causes), each seat with its
+    player's name (the seat number when none was given, as in the JSON's
+    `players`). The page's download and the file beside the journal."""
     game = live.game
     texts = live_texts(game.rules.phrasebook)
     record, points = game.state.record, game.points()
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["seat", "role", "points", "fouls", "eliminated", "cause", "when"])
+    writer.writerow([column.strip() for column in texts.value("columns").split(",")])
     gone = {e.seat: e for e in record.eliminated}
     for seat in game.seats():
         role = texts.role(game.roles[seat].value) if game.roles else ""
         left = gone.get(seat)
         when = "" if left is None else (texts.value("night", count=left.night) if left.night is not None
                                         else texts.value("day", count=left.day))
-        writer.writerow([seat, role, points[seat], record.fouls.get(seat, 0),
+        writer.writerow([seat, record.names.get(seat, str(seat)), role, points[seat], record.fouls.get(seat, 0),
                          texts.value("yes" if left else "no"),
                          texts.value(f"cause_{left.cause.value}") if left else "", when])
     writer.writerow([])

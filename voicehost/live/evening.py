@@ -9,27 +9,48 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+from rapidfuzz import fuzz, process
+
 from voicehost.errors import InputError
 from voicehost.game.protocol import protocol
 from voicehost.jsontypes import JSONOutObject
 from voicehost.live.table import LiveTable
 from voicehost.live.texts import LiveTexts
-from voicehost.series.names import check_name
+from voicehost.names import check_name, name_key
 from voicehost.series.render import standings_text
 from voicehost.series.store import Series
+
+# rapidfuzz's ratio at which a roster name is offered for one the roster lacks ("Алса" ~ "Алиса": 89).
+NEAR_NAME = 60.0
 
 
 def seating_event(names: list[str], draw: bool, seats: int, texts: LiveTexts, series: Series | None = None,
                   rng: random.Random | None = None) -> JSONOutObject:
     """1.2: the seating event for the players present — the roster's spelling
-    of each name, in the order given or drawn at random."""
-    kept = [check_name(n) for n in names]
+    of each name, in the order given or drawn at random. In a series a name
+    the roster lacks is refused, with the nearest roster name offered, unless
+    the host marks it as a newcomer ("+Лев"): a slip never joins the roster."""
+    marked = [n.strip() for n in names]
+    kept = [check_name(n[1:] if n.startswith("+") else n) for n in marked]
     if len(kept) != seats:
         raise InputError(texts.text("seating_count", count=seats, given=len(kept)))
     spelled = [(series.find(n) if series else None) or n for n in kept]
+    if series is not None:
+        unknown = next((n for n, m in zip(kept, marked, strict=True)
+                        if not m.startswith("+") and series.find(n) is None), None)
+        if unknown is not None:
+            raise InputError(_unknown_name(unknown, series, texts))
     if draw:
         (rng or random.SystemRandom()).shuffle(spelled)
     return {"type": "seating", "names": {str(seat): name for seat, name in enumerate(spelled, start=1)}}
+
+
+def _unknown_name(name: str, series: Series, texts: LiveTexts) -> str:
+    """«Нет в составе: Алса. Может быть, Алиса? …»: the closest roster name, if any is close."""
+    keys = {name_key(n): n for n in series.roster}
+    found = process.extractOne(name_key(name), list(keys), scorer=fuzz.ratio, score_cutoff=NEAR_NAME)
+    guess = texts.text("seating_guess", name=keys[found[0]]) if found else ""
+    return texts.text("seating_unknown", word=name, guess=guess)
 
 
 @dataclass

@@ -76,6 +76,15 @@ class Notices:
                 log.exception("notice listener failed")
         self._emit([], changed=True)
 
+    def notice(self, text: str) -> None:
+        """A line for the host, on the terminal and the page; the game goes on."""
+        for notice in list(self.notices):
+            try:
+                notice(text)
+            except Exception:  # a listener must not hide the notice from the others
+                log.exception("notice listener failed")
+        self._emit([], changed=True)
+
     def _check_open(self) -> None:
         self._check_journal()
         if self.failure is not None:

@@ -18,6 +18,7 @@ from voicehost.live.clock import Clock, GameClock
 from voicehost.live.speaking import prerender, supervised_speaker
 from voicehost.live.table import LiveTable, open_table
 from voicehost.live.texts import live_texts
+from voicehost.paths import program
 from voicehost.rules import RuleOptions
 from voicehost.tts import EspeakVoice, Voice, VoiceError, open_voice
 
@@ -42,6 +43,8 @@ class RunOptions:
     series: str | None = None
     trust_unkeyed: bool = False   # --resume an unkeyed journal (versions 3, 4), trusting the file
     out: TextIO = field(default=sys.stdout)
+    # What else the host typed that a resume needs as it was: --config, --ruleset, --set.
+    settings: tuple[str, ...] = ()
 
     @property
     def page(self) -> bool:
@@ -56,10 +59,11 @@ def _voice(config: Config, rules: RuleOptions, options: RunOptions, mute: bool) 
         voice = open_voice(config.voice_file(rules.language), config.tts.espeak_voice or rules.language)
     except VoiceError as exc:
         log.info("%s: announcements are printed only", exc)
-        options.out.write(live_texts(rules.phrasebook).text("no_voice") + "\n")
+        options.out.write(live_texts(rules.phrasebook).text("no_voice", program=program()) + "\n")
         return None
     if isinstance(voice, EspeakVoice):   # the Piper voice is missing or broken: the host hears why it sounds so
-        line = live_texts(rules.phrasebook).text("voice_fallback", path=config.voice_file(rules.language))
+        line = live_texts(rules.phrasebook).text("voice_fallback", path=config.voice_file(rules.language),
+                                                     program=program())
         options.out.write(line + "\n")
     return voice
 

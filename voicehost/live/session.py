@@ -1,6 +1,6 @@
 """`voicehost run`, `serve` and `train`: the parts of a live game built from
 the settings, and one asyncio loop that owns the table, with one ticker, the
-terminal, the page and the microphone thread around it."""
+terminal, the page and the microphone's input pipeline around it."""
 from __future__ import annotations
 
 import argparse
@@ -11,7 +11,6 @@ import logging
 import shlex
 import signal
 import sys
-import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -23,19 +22,20 @@ from voicehost.game.model import Phase
 from voicehost.live.clock import AudioClock, GameClock
 from voicehost.live.commands import parse_roles
 from voicehost.live.evening import Evening
+from voicehost.live.hostvoice import host_voice, model_of
 from voicehost.live.parts import RunOptions, build
 from voicehost.live.stdin import line_queue
 from voicehost.live.table import LiveTable
 from voicehost.live.terminal import Terminal, status
 from voicehost.live.texts import live_texts
+from voicehost.paths import program
 from voicehost.phrasebook import load_phrasebook
 from voicehost.refusals import RefuseKey
 from voicehost.rules import RuleOptions
 
 if TYPE_CHECKING:
-    from voicehost.asr import Recognizer
-    from voicehost.audio import Source
-    from voicehost.web.series import EveningPage
+    from voicehost.live.listening import Microphones
+    from voicehost.web.evening import EveningPage
     from voicehost.web.server import PageServer
 
 log = logging.getLogger(__name__)
@@ -52,8 +52,20 @@ def options_from(args: argparse.Namespace, out: TextIO) -> RunOptions:
                       journal=args.journal, resume=args.resume, record=args.record,
                       protocol=args.protocol, roles=args.roles, mute=args.mute, serve=args.serve,
                       lan=args.lan, port=args.port, show_private=getattr(args, "show_private", False),
-                      series=getattr(args, "series", None),
-                      trust_unkeyed=getattr(args, "trust_unkeyed", False), out=out)
+                      series=getattr(args, "series", None), out=out, settings=_settings_words(args),
+                      trust_unkeyed=getattr(args, "trust_unkeyed", False))
+
+
+def _settings_words(args: argparse.Namespace) -> tuple[str, ...]:
+    """The settings options as the host typed them, for the command that resumes."""
+    words: list[str] = []
+    if getattr(args, "config", None) is not None:
+        words += ["--config", str(args.config)]
+    if getattr(args, "ruleset", None):
+        words += ["--ruleset", args.ruleset]
+    for override in getattr(args, "overrides", None) or ():
+        words += ["--set", override]
+    return tuple(words)
 
 
 def _deal_from_options(live: LiveTable, options: RunOptions) -> None:
@@ -66,8 +78,7 @@ def _deal_from_options(live: LiveTable, options: RunOptions) -> None:
 
 def resume_command(journal: Path, options: RunOptions) -> str:
     """The command that goes on with this game, as the host would type it."""
-    program = sys.argv[0] if Path(sys.argv[0]).name == "voicehost" else "voicehost"   # .venv/bin/voicehost
-    words = [shlex.quote(program), "run", "--resume", shlex.quote(str(journal))]
+    words = [shlex.quote(program()), "run", "--resume", shlex.quote(str(journal))]
     if options.series:   # an evening goes on with its series: the game the crash interrupted comes first
         words[2:] = ["--series", shlex.quote(options.series)]
     if options.text:
@@ -76,9 +87,20 @@ def resume_command(journal: Path, options: RunOptions) -> str:
         words.append("--mute")
     if options.serve or options.lan:
         words.append("--lan" if options.lan else "--serve")
+    if options.port is not None:
+        words += ["--port", str(options.port)]
+    if options.show_private:
+        words.append("--show-private")
+    if options.protocol is not None and not options.series:
+        words += ["--protocol", str(options.protocol)]
     if options.trust_unkeyed:
         words.append("--trust-unkeyed")
-    return " ".join(words)
+    return " ".join([*words, *map(shlex.quote, options.settings)])
+
+
+def channels_file(record: Path | None) -> Path | None:
+    """Where `--record OUT.wav` keeps every seat's channel: OUT.channels.wav."""
+    return record.with_suffix(".channels.wav") if record is not None else None
 
 
 def summary(live: LiveTable) -> str:
@@ -174,7 +196,7 @@ def _microphone(config: Config, rules: RuleOptions, options: RunOptions) -> bool
     problem = model_problem(config.model_dir(rules.language))
     if problem:
         log.info("no speech model: %s", problem)
-        options.out.write(texts.text("no_model", path=config.model_dir(rules.language)) + "\n")
+        options.out.write(texts.text("no_model", path=config.model_dir(rules.language), program=program()) + "\n")
         return False
     return True
 
@@ -182,20 +204,24 @@ def _microphone(config: Config, rules: RuleOptions, options: RunOptions) -> bool
 async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: TextIO, *,
                 microphone: bool) -> int:
     """One game, or an evening's games one after another (--series), on one stdin."""
-    from voicehost.live.listening import recognizer_for
+    from voicehost.live.listening import Microphones, recognizer_for
 
     recognizer = recognizer_for(config, rules, options.out) if microphone else None
-    source: Source | None = None
+    hearing: Microphones | None = None
     if recognizer is not None:  # the microphone before the speaker: a missing one is the one error
-        from voicehost.audio import MicrophoneSource
+        try:
+            hearing = Microphones.open(config, recognizer, channels_file(options.record))
+        except VoicehostError:
+            from voicehost.live.listening import close_recognizer
 
-        source = MicrophoneSource(config.audio.input_device or None)
+            close_recognizer(recognizer)
+            raise
     evening = _evening(config, rules, options)
     lines, stop_reading = line_queue(stdin, asyncio.get_running_loop())
     stop = asyncio.Event()
     shared: EveningPage | None = None
     if evening is not None and options.page:   # the page stays up, and its phones paired, all evening
-        from voicehost.web.series import EveningPage
+        from voicehost.web.evening import EveningPage
 
         shared = EveningPage(evening, config, lan=options.lan, port=options.port, out=options.out, lines=lines)
     try:
@@ -203,7 +229,7 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
             if evening is not None:
                 journal, resume = evening.next_journal()
                 options.journal, options.resume = journal, (journal if resume else None)
-            code, verdict = await _game(config, rules, options, lines, stop, recognizer, source, evening, shared)
+            code, verdict = await _game(config, rules, options, lines, stop, hearing, evening, shared)
             if verdict != "new":
                 return code
             options.roles = None  # the next game is dealt anew
@@ -211,12 +237,8 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
         if shared is not None:
             await shared.close()
         stop_reading()
-        if source is not None:
-            source.close()
-        if recognizer is not None:  # every game of the evening listened with it
-            from voicehost.live.listening import close_recognizer
-
-            close_recognizer(recognizer)
+        if hearing is not None:
+            hearing.close()
 
 
 def _evening(config: Config, rules: RuleOptions, options: RunOptions) -> Evening | None:
@@ -236,12 +258,10 @@ def _evening(config: Config, rules: RuleOptions, options: RunOptions) -> Evening
 
 
 async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: asyncio.Queue[str | None],
-                stop: asyncio.Event, recognizer: Recognizer | None, source: Source | None, evening: Evening | None,
+                stop: asyncio.Event, hearing: Microphones | None, evening: Evening | None,
                 shared: EveningPage | None = None) -> tuple[int, str | None]:
-    from voicehost.live.listening import listen
-
     clock = GameClock()
-    live, resumed = build(config, rules, options, clock, lag=config.asr.listen_lag if recognizer else 0.0)
+    live, resumed = build(config, rules, options, clock, lag=config.asr.listen_lag if hearing else 0.0)
     live.bind(asyncio.get_running_loop())
     terminal = Terminal(live, options.out, show_private=options.show_private or not options.page,
                         page=options.page, protocol=None if evening else options.protocol, evening=evening)
@@ -253,8 +273,9 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
     if evening is not None and not resumed:
         terminal.write(live.texts.text("evening_start", count=len(evening.series.game_files()) + 1,
                                        name=evening.series.name))
-    hearing = threading.Event()
-    microphone_thread = None
+    hearing_stopped = False
+    voice = host_voice(config, live, model_of(hearing.recognizer)) if hearing is not None else None
+    microphone: asyncio.Task[None] | None = None
     verdict = None
     try:
         _deal_from_options(live, options)
@@ -265,11 +286,9 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
                 if resumed:   # the table hears it is back, and the game waits, paused, for the host
                     live.restore()
                 ticker = asyncio.create_task(keep_time(live, stop), name="ticker")
-                if recognizer is not None and source is not None:
-                    microphone_thread = threading.Thread(
-                        target=listen, args=(live, source, recognizer, clock, hearing), name="microphone",
-                        daemon=True)
-                    microphone_thread.start()
+                if hearing is not None:
+                    microphone = asyncio.create_task(hearing.listen(live, clock, lambda: hearing_stopped),
+                                                     name="microphone")
                 try:
                     verdict = await terminal.play(lines, stop)
                 finally:
@@ -278,9 +297,12 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
                     await ticker
                     stop.clear()
     finally:
-        hearing.set()
-        if microphone_thread is not None:
-            await asyncio.get_running_loop().run_in_executor(None, microphone_thread.join, 5)
+        hearing_stopped = True
+        if microphone is not None:   # it stops after the chunk it is reading (40 ms)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(microphone), 5)
+        if voice is not None:
+            await voice.settled()
         await _finish(live)
     if interrupted:
         terminal.write(live.texts.text("interrupted"))
@@ -294,24 +316,35 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
 
 
 async def _recording(config: Config, rules: RuleOptions, options: RunOptions) -> int:
-    from voicehost.audio import WavFileSource
-    from voicehost.game.variants.base import variant_for
-    from voicehost.live.listening import HostScript, play_recording, recognizer_for
+    from voicehost.audio import WavFileChannels, WavFileSource
+    from voicehost.game.variants import variant_for
+    from voicehost.live.listening import HostScript, play_channels, play_recording, recognizer_for
+    from voicehost.live.seats import SeatVoices
 
     recognizer = recognizer_for(config, rules, options.out)
     assert options.audio_file is not None
-    source = WavFileSource(options.audio_file)
+    channels = config.audio.channels
+    source = WavFileChannels(options.audio_file, channels) if channels.on else WavFileSource(options.audio_file)
     host = HostScript(options.host_script, variant_for(rules).max_seat)
     clock = AudioClock()
     live, _ = build(config, rules, options, clock)
     live.bind(asyncio.get_running_loop())
     terminal = Terminal(live, options.out, protocol=options.protocol)
     terminal.asked = True  # nobody to ask: a recording has no host at the keyboard
+    voice = host_voice(config, live, model_of(recognizer))   # the host's spoken commands, if any
     try:
         _deal_from_options(live, options)
-        await play_recording(live, source, recognizer, host, clock)
+        if isinstance(source, WavFileChannels):
+            voices = SeatVoices(channels.seats, config.audio.out_of_turn_ms / 1000)
+            await play_channels(live, source, recognizer, host, clock, voices)
+        else:
+            await play_recording(live, source, recognizer, host, clock)
+        if voice is not None:
+            voice.finish(live.game.now)
     finally:
         source.close()
+        if voice is not None:
+            await voice.settled()
         await _finish(live)
     terminal.goodbye()
     options.out.write(summary(live) + "\n")
@@ -365,7 +398,7 @@ def train(args: argparse.Namespace, out: TextIO = sys.stdout, stdin: TextIO = sy
         if args.text or missing or model_problem(config.model_dir(rules.language)) is not None:
             if not args.text:
                 key = "train_no_live" if missing else "train_no_model"
-                out.write(live_texts(rules.phrasebook).text(key) + "\n")
+                out.write(live_texts(rules.phrasebook).text(key, program=program()) + "\n")
             trainer.typed(stdin)
         else:
             from voicehost.audio import MicrophoneSource

@@ -14,11 +14,12 @@ from voicehost.game import narration
 from voicehost.game.keys import Key
 from voicehost.game.model import Output, OutputKind
 from voicehost.game.moderator import Moderator
+from voicehost.game.narration import verdict_values
 from voicehost.journal import revision
+from voicehost.jsontypes import JSONObject
 from voicehost.live.clock import Clock
 from voicehost.live.playback import Speaker
 from voicehost.live.texts import live_texts
-from voicehost.phrasebook import verdict_values
 from voicehost.phrases.listener import Nomination, Reason
 from voicehost.rules import Silence
 from voicehost.tts import Voice, VoiceError
@@ -137,9 +138,21 @@ def fixed_phrases(game: Moderator) -> list[str]:
     texts += [book.render(o) for key in Key if key.frequent for o in _lines(game, key)]
     texts += [book.render(o) for o in _answers(game)]
     texts += corrections(game)
+    texts += host_lines(game)
     said = live_texts(game.rules.phrasebook)
     texts += [said.text("journal_failed_say"), said.text("journal_rewritten_say")]  # said when the disk cannot be
     return list(dict.fromkeys(texts))
+
+
+def host_lines(game: Moderator) -> list[str]:
+    """The host's frequent spoken commands said back (SPEC §7.2), and their
+    undos: the clock controls and a foul to each seat, so a confirmation never
+    waits for the voice."""
+    said = live_texts(game.rules.phrasebook)
+    events: list[JSONObject] = [{"type": kind} for kind in ("pause", "resume", "next")]
+    events += [{"type": "foul", "seat": seat} for seat in range(1, game.max_seat + 1)]
+    return [game.book.render(Output(0.0, OutputKind.SAY, key, False, {"detail": said.input(event)}))
+            for key in ("host_said", "undone") for event in events]
 
 
 def _unsaid(game: Moderator) -> frozenset[Key]:

@@ -9,15 +9,15 @@ listening. `live.game` is one object for the whole game, undo and revisions
 included.
 
 Every change happens on the owner's thread: the asyncio loop in a live game
-(the microphone thread posts its words with `post_words`, which uses
-`loop.call_soon_threadsafe`), or the caller's own thread in tests and tools.
+(the input pipeline, live/pipeline.py, runs the recognizer in an executor and
+hears its words on the loop), or the caller's own thread in tests and tools.
 Whatever the table answers is on disk before it is said (answers.py; the
 loop never waits on an fsync). When the journal cannot be written, the table
 says so once, loudly (and aloud), and takes no more inputs (notices.py).
 
-Words are heard as the rules hear them (`heard_as`): a word the speech rules
-have no use for is "[unk]" (what the grammar recognizer gives for it anyway),
-and times are kept to the centisecond. Nothing of a speech but the words the
+Words are heard as the rules hear them (live/hearing.py owns the echo guard
+and `heard_as`): a word the speech rules have no use for is "[unk]" (what the
+grammar recognizer gives for it anyway), and times are kept to the centisecond. Nothing of a speech but the words the
 rules know is kept on disk, and the journal stays small: a heard word that
 changed nothing said, and a timer's clock mark (a deadline, fired again on a
 resume), are held and written with the next write: an answer, a host input,
@@ -29,23 +29,26 @@ import asyncio
 import logging
 import math
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from voicehost.asr import Revision
-from voicehost.errors import GameError, VoicehostError
+from voicehost.errors import GameError
 from voicehost.game.events import Event, Heard, Setup, parse_event
 from voicehost.game.model import Output, OutputKind, Phase
 from voicehost.game.moderator import Moderator, new_game
-from voicehost.journal import Journal, Table, rebuild, resume_table
-from voicehost.journal.lines import TICK, UNK, Entry
+from voicehost.journal import Journal, Table, dealt, rebuild, resume_table
+from voicehost.journal.lines import TICK, Entry
 from voicehost.journal.revision import Mark, find_places, mark, revise_json
 from voicehost.jsontypes import JSONObject
 from voicehost.live.answers import Answers
 from voicehost.live.clock import Clock
+from voicehost.live.hearing import Hearing
 from voicehost.live.notices import Notices, TableStopped
-from voicehost.live.texts import live_texts, rendered
+from voicehost.live.seats import SeatVoices
+from voicehost.live.telling import Listener, Teller
+from voicehost.live.texts import live_texts
 from voicehost.live.writer import JournalWriter, new_writer
 from voicehost.phrases.words import Word
 from voicehost.rules import RuleOptions
@@ -55,7 +58,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Listener = Callable[[list[Output]], None]
 # A heard word that changed nothing said waits at most this long (game time)
 # to be written: a crash loses at most these seconds of words nobody answered.
 GROUP_SECONDS = 20.0
@@ -85,20 +87,24 @@ class LiveTable(Notices):
             game = game.game
         self.journaled = Table(game, journal, entries)   # the one game, its inputs, its journal
         self.clock = clock
-        self.speaker = speaker
+        self.teller = Teller(speaker, lambda: self.game.book)   # says and shows what the table answers
         self.lag = lag
         self.journal = journal
-        self.listeners: list[Listener] = []
+        self.listeners: list[Listener] = self.teller.listeners
         # Every word the captions recognizer heard (`[asr] captions`), in game
         # time, None once it failed; set by whoever runs the microphone, read
         # by the page's captions.
         self.open_captions: Callable[[], list[Word] | None] | None = None
-        self.echoes = 0
+        # Between the recognizer and the game: the echo guard, words as the rules hear them, times rounded
+        self.hearing = Hearing(lambda text: self.game.grammar.reacts_to(text),
+                               lambda start, end: self.speaker is not None and self.speaker.is_echo(start, end))
         self.undoing = False
+        self.speaking: frozenset[int] = frozenset()   # seats whose own channel hears voice now (SPEC §7.1)
+        self.channels_notice: str | None = None
         # The game before the first word taken from partial results since the
         # last revision: a `Revision` replays from here (voicehost.journal.revision).
         self._mark: Mark | None = None
-        self._answers = Answers(journal, self._tell, self._recorded)   # said once on disk, in order
+        self._answers = Answers(journal, self.teller, self._recorded)   # said once on disk, in order
         self.texts = live_texts(game.rules.phrasebook)
         # The page reads the game under this lock; only in-memory changes are
         # made under it (never a journal write), and all on the owner's thread.
@@ -107,6 +113,15 @@ class LiveTable(Notices):
         super().__init__()
 
     # ------------------------------------------------------------ reading
+
+    @property
+    def speaker(self) -> Speaker | None:
+        """The table's speaker (the teller's): also the echo guard's."""
+        return self.teller.speaker
+
+    @speaker.setter
+    def speaker(self, speaker: Speaker | None) -> None:
+        self.teller.speaker = speaker
 
     @property
     def game(self) -> Moderator:
@@ -125,11 +140,10 @@ class LiveTable(Notices):
     def game_now(self) -> float:
         return max(self.game.now, on_grid(self.clock.now() - self.lag))
 
-    def heard_as(self, word: Word) -> Word:
-        """A word as the rules hear it: "[unk]" unless the speech rules react
-        to it, times to the centisecond. The game and its journal get the same."""
-        text = word.word if self.game.grammar.reacts_to(word.word) else UNK
-        return Word(text, round(word.start, 2), round(word.end, 2))   # no confidence: the journal keeps none
+    @property
+    def echoes(self) -> int:
+        """Words dropped as the table's own voice."""
+        return self.hearing.echoes
 
     # ------------------------------------------------------------ inputs
 
@@ -137,8 +151,9 @@ class LiveTable(Notices):
         """The loop that owns the table from now on (the live game's)."""
         self.loop = self._answers.loop = loop
 
-    def apply(self, event: Event) -> list[Output]:
-        """A host or player input. Timers already due are said first, so an
+    def apply(self, event: Event, heard: Sequence[str] = ()) -> list[Output]:
+        """A host or player input (`heard`: the host's spoken words that made
+        it, journaled with it). Timers already due are said first, so an
         input that is refused (it raises, and changes nothing) never swallows
         an announcement."""
         self._check_open()
@@ -147,13 +162,13 @@ class LiveTable(Notices):
         if self.game.phase is Phase.SETUP:  # the game's time starts at the deal
             if isinstance(event, Setup):
                 self.clock.restart(self.game.now + self.lag)
-            return self._input(event, self.game.now)
-        return self._input(event, self.game_now())
+            return self._input(event, self.game.now, heard)
+        return self._input(event, self.game_now(), heard)
 
-    def _input(self, event: Event, now: float) -> list[Output]:
+    def _input(self, event: Event, now: float, heard: Sequence[str] = ()) -> list[Output]:
         self.tick_to(now)
         with self.lock:
-            outputs = self.journaled.apply(event, now)
+            outputs = self.journaled.apply(event, now, heard=heard)
         self._answers.answer(outputs)
         return outputs
 
@@ -174,13 +189,12 @@ class LiveTable(Notices):
                     break
                 outputs += self._revise(word)
                 continue
-            if self.speaker is not None and self.speaker.is_echo(word.start, word.end):
-                self.echoes += 1
-                log.debug("ignored own voice: %s", word.word)
+            taken = self.hearing.word(word)
+            if taken is None:
                 continue
             if self.failure is not None:
                 break
-            word = self.heard_as(word)
+            word = taken
             if self._mark is None:
                 self._mark = mark(self.game, self.entries)
             outputs += self._hear(Heard(word), max(self.game.now, word.start))
@@ -205,13 +219,12 @@ class LiveTable(Notices):
         if self.undoing:  # an undo is rebuilding from these entries: only the words not yet heard count
             log.info("revision while undoing: only its new words are heard")
             return self.hear(change.new[len(change.old):])
-        heard = [self.heard_as(w) for w in change.new
-                 if self.speaker is None or not self.speaker.is_echo(w.start, w.end)]
+        old, heard = self.hearing.revision(change)
         now = self.game_now()
         self.tick_to(now)
         with self.lock:
             start = self._mark.index if self._mark is not None else 0
-            places = find_places(self.entries, start, [self.heard_as(w) for w in change.old])
+            places = find_places(self.entries, start, old)
         if self._mark is None and not places:
             # none of its provisional words reached the game (the table's own
             # voice): the final words are simply heard, no replay from the deal
@@ -232,18 +245,6 @@ class LiveTable(Notices):
                 writer.write_entry(self.game.now, revise_json(start, places, heard))
         self._answers.answer(outputs, changed=True)
         return outputs
-
-    def post_words(self, words: list[Word | Revision]) -> None:
-        """From the microphone thread: the words are heard on the owner's loop."""
-        if self.loop is None:
-            raise RuntimeError("post_words needs the table bound to its loop")
-        self.loop.call_soon_threadsafe(self._hear_posted, words)
-
-    def _hear_posted(self, words: list[Word | Revision]) -> None:
-        try:
-            self.hear(words)
-        except VoicehostError as exc:  # nobody to answer: the words are lost, the game goes on
-            log.warning("words not heard: %s", exc)
 
     def tick(self) -> list[Output]:
         """What the clock alone makes happen by now; held words long enough unwritten are written."""
@@ -281,20 +282,36 @@ class LiveTable(Notices):
         paused (journaled) until the host resumes it, so no clock runs on
         while players sit down again; an interrupted count starts again then."""
         self._check_open()
-        outputs = [Output(self.game_now(), OutputKind.SAY, "restored")]
+        stopped = self.game.paused_at is not None   # left paused (a /quit), not broken off by a crash
+        outputs = [Output(self.game_now(), OutputKind.SAY, "restored_paused" if stopped else "restored")]
         self._emit(outputs)
         if self.game.phase not in (Phase.SETUP, Phase.GAME_OVER) and self.game.paused_at is None:
             outputs += self.apply_json({"type": "pause"})
         return outputs
 
+    def seats_heard(self, voices: SeatVoices) -> None:
+        """The seats' channels as the pipeline last heard them: who is speaking
+        (the board's indicator), and, once, the mapped channels that heard
+        nothing until the first floor (a lavalier left off, a cable out)."""
+        if voices.speaking != self.speaking:
+            self.speaking = voices.speaking
+            self._emit([], changed=True)
+        if not voices.told_silent and self.game.floor is not None:
+            voices.told_silent = True
+            silent = sorted(set(voices.seats) - voices.heard)
+            if silent:
+                self.channels_notice = self.texts.text("channels_silent", seats=", ".join(map(str, silent)))
+                log.warning("mapped channels silent until the first floor: seats %s", silent)
+                self.notice(self.channels_notice)
+
     # ------------------------------------------------------------ undo
 
-    def undo(self) -> JSONObject:
+    def undo(self, heard: Sequence[str] = ()) -> JSONObject:
         """Take back the last host input, rebuilding on this thread (tools, tests)."""
         kept = self._undo_plan()
-        return self._undo_finish(rebuild(self.game.rules, kept), len(self.entries))
+        return self._undo_finish(rebuild(self.game.rules, kept), len(self.entries), heard)
 
-    async def undo_async(self) -> JSONObject:
+    async def undo_async(self, heard: Sequence[str] = ()) -> JSONObject:
         """Take back the last host input; the game is rebuilt off the loop while
         words go on being heard (host inputs wait for it)."""
         kept = self._undo_plan()
@@ -305,20 +322,20 @@ class LiveTable(Notices):
             rebuilt = await loop.run_in_executor(None, rebuild, self.game.rules, kept)
         finally:
             self.undoing = False
-        return self._undo_finish(rebuilt, mark)   # with the words heard while rebuilding
+        return self._undo_finish(rebuilt, mark, heard)   # with the words heard while rebuilding
 
     def _undo_plan(self) -> list[Entry]:
         self._check_open()
         if self.undoing:  # one undo at a time: two would take back the same input twice
             raise self._refusal(GameError, "undo_busy")
         kept = self.journaled.undo_plan()
-        if kept is None:
-            raise self._refusal(GameError, "nothing_to_undo")
+        if kept is None:   # the seating and the deal are not the game's to take back
+            raise self._refusal(GameError, "nothing_to_undo_dealt" if dealt(self.entries) else "nothing_to_undo")
         return kept
 
-    def _undo_finish(self, rebuilt: Moderator, mark: int) -> JSONObject:
+    def _undo_finish(self, rebuilt: Moderator, mark: int, heard: Sequence[str] = ()) -> JSONObject:
         with self.lock:
-            undone = self.journaled.finish_undo(rebuilt, mark, self.game_now())
+            undone = self.journaled.finish_undo(rebuilt, mark, self.game_now(), heard)
             self._mark = None
         assert undone is not None
         said = Output(self.game.now, OutputKind.SAY, "undone", undone.get("type") in NIGHT_INPUTS,
@@ -361,6 +378,10 @@ class LiveTable(Notices):
 
     # ------------------------------------------------------------ output
 
+    def tell(self, outputs: list[Output]) -> None:
+        """Say and show what no input made (a host command said back, its refusal)."""
+        self._emit(outputs)
+
     def _emit(self, outputs: list[Output], *, changed: bool = False) -> None:
         self._answers.emit(outputs, changed=changed)
 
@@ -368,16 +389,6 @@ class LiveTable(Notices):
         self._check_journal()
         return self.failure is None
 
-    def _tell(self, outputs: list[Output], changed: bool) -> None:
-        for output in outputs:
-            if output.kind == "say" and self.speaker is not None:
-                self.speaker.say(rendered(self.game.book, output), private=output.private, at=output.t)
-        if outputs or changed:
-            for listener in list(self.listeners):
-                try:
-                    listener(outputs)
-                except Exception:  # a listener must never stop the game
-                    log.exception("output listener failed")
 
 
 def open_table(rules: RuleOptions, journal: Path, *, resume: bool,
@@ -390,4 +401,4 @@ def open_table(rules: RuleOptions, journal: Path, *, resume: bool,
     return new_game(rules), new_writer(rules, journal), [], []
 
 
-__all__ = ["JournalWriter", "LiveTable", "TableStopped", "open_table"]  # JournalWriter: bench.py imports it here
+__all__ = ["JournalWriter", "LiveTable", "TableStopped", "open_table"]  # JournalWriter: the benches import it here

@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import TextIO
 
 from voicehost.errors import InputError, VoicehostError
-from voicehost.game.events import EventType, SeatEvent
+from voicehost.game.events import EventType, SeatEvent, event_to_json
+from voicehost.game.host import HostDesk
 from voicehost.game.model import Output, Phase
+from voicehost.game.protocol import protocol_text
 from voicehost.jsontypes import JSONObject
 from voicehost.live.commands import (
     NOBODY,
@@ -70,7 +72,8 @@ def format_output(output: Output, book: Phrasebook, texts: LiveTexts) -> str:
     text = rendered(book, output)
     if output.kind == "suggest":
         what = texts.text("suggest_foul" if output.values.get("suggest") == "foul" else "suggest_disqualify")
-        line = texts.text("suggestion", seat=output.values.get("seat"), word=text, what=what)
+        line = texts.text("suggestion", seat=output.values.get("seat"), word=text, what=what) \
+            if "word" in output.values else f"? {text} — {what}?"   # out of turn: the seat is in the text
         return f"[{minutes:02d}:{seconds:02d}] {line}"
     mark = texts.text("private_mark") + " " if output.private else ""
     return f"[{minutes:02d}:{seconds:02d}] {mark}{text}"
@@ -113,6 +116,10 @@ class Terminal:
         self.waiting: str | None = None
         self._holding = self._held = False   # a question held back while an undo is under way
         self.halted = asyncio.Event()  # the journal failed: stop reading at once
+        self.desk = HostDesk(live.game.rules, live.game.max_seat)   # lines starting with ">"
+        self._undo_heard: tuple[str, ...] = ()
+        self._quitting = False   # the host typed /quit: an unfinished game writes no protocol
+        self._written = ""   # the protocol as last written: the goodbye writes (and prints) it only if changed
         live.listeners.append(self.on_outputs)
         live.alarms.append(self.alarm)
         live.notices.append(self.notice)
@@ -183,7 +190,7 @@ class Terminal:
             return
         if self.asking:
             self.write("> " + self.texts.text("ask_best" if self.asking[0] == "best_player" else "ask_worst"))
-        elif self.save() is not None:
+        elif self.save() is not None and self.evening is None:   # an evening's own line says what comes next
             self.write(self.texts.text("over_hint"))
 
     # ------------------------------------------------------------ input
@@ -193,6 +200,8 @@ class Terminal:
         line = line.strip()
         if not line:
             return None
+        if line.startswith(">"):   # the host speaking (SPEC §7.2), as the host's microphone would hear it
+            return self._host(line[1:])
         if self.asking and not line.startswith("/"):
             self._award(line)
             return None
@@ -209,15 +218,37 @@ class Terminal:
             self.live.apply_json(command)
             if command["type"] == "protest":   # the protocol and the series follow the protest
                 self.save()
-            elif command["type"] == "names":
-                self.write(self.texts.text("names_done", names=", ".join(
-                    f"{seat} — {name}" for seat, name in sorted(self.live.game.state.record.names.items()))))
+            elif command["type"] == "names":   # only what this line changed
+                self._names_done(command["names"])
             return None
         silence = _SILENCE.match(line)
         if silence:
             self.live.skip(float(silence.group(1)))
             return None
         self._speech(line)
+        return None
+
+    def _names_done(self, given: object) -> None:
+        """`/names 2=Лев` confirmed: the seats it named, as the game now keeps them."""
+        kept = self.live.game.state.record.names
+        seats = sorted(int(seat) for seat in given) if isinstance(given, dict) else []
+        self.write(self.texts.text("names_done", names=", ".join(
+            f"{seat} — {kept.get(seat) or self.texts.text('name_none')}" for seat in seats)))
+
+    def _host(self, text: str) -> str | None:
+        """A host utterance: the input it makes, applied with its words and
+        confirmed here; 'undo' for the REPL (its words kept for the journal)."""
+        step = self.desk.take(text.split(), self.live.game_now())
+        if step.undo:
+            self._undo_heard = step.heard
+            return "undo"
+        if step.awaiting is not None:
+            self.live.game.precheck(step.awaiting)
+            self.write(self.texts.text("host_confirm_wanted", what=self.texts.input(event_to_json(step.awaiting))))
+            return None
+        assert step.event is not None
+        self.live.apply(step.event, step.heard)
+        self.write(self.texts.text("host_said", what=self.texts.input(event_to_json(step.event))))
         return None
 
     def _speech(self, line: str) -> None:
@@ -273,11 +304,14 @@ class Terminal:
 
     async def undo(self) -> None:
         self._holding = True   # a question the undo brings back comes after the line saying what it undid
+        heard, self._undo_heard = self._undo_heard, ()
         try:
-            undone = await self.live.undo_async()
+            undone = await self.live.undo_async(heard)
         finally:
             self._holding = False
         self.write(self.texts.text("undo_done", what=describe(undone)))
+        if self.evening is not None and not self.page and self.live.over:
+            self.save()   # a protest taken back after the end leaves the series too (the page's server does this there)
         self._release_question()
 
     def _release_question(self) -> None:
@@ -289,17 +323,26 @@ class Terminal:
 
     # ------------------------------------------------------------ files
 
+    def _unfinished_protocol_wanted(self) -> bool:
+        """A finished game always; an unfinished one only when --protocol asked and the
+        input ran out (a recording, a script), never on the host's /quit."""
+        return self.live.over or (self.protocol is not None and not self._quitting)
+
     def save(self, *, file: bool = True) -> tuple[Path, Path] | None:
         """The protocol, JSON and CSV, beside the journal (or where --protocol says);
         `file`: an evening's finished game goes into its series too."""
         target = self.protocol or (protocol_paths(self.live.journal_path)[0] if self.live.journal_path else None)
-        if target is None or self.live.game.phase is Phase.SETUP:
+        # An unfinished game has no protocol of its own (its journal goes on), unless the host asked for
+        # one with --protocol: a recording or script that stops mid-game writes it, winner null, as simulate does.
+        if target is None or not self._unfinished_protocol_wanted():
             return None
+        written = protocol_text(self.live.game)
         try:
             paths = write_protocol(self.live, target)
         except ProtocolWriteError as exc:  # the journal still holds the game: the protocol can be replayed
             self.write("! " + self.texts.text("protocol_failed", path=exc.path, why=exc.why))
             return None
+        self._written = written
         self.write(self.texts.text("protocol_at", json=paths[0], csv=paths[1]))
         if self.live.over:
             self._exports(target)
@@ -342,7 +385,8 @@ class Terminal:
         if journal is None or not journal.started:
             self.write(self.texts.text("no_game"))
             return
-        self.save(file=False)   # an evening's game was filed when it ended (or protested)
+        if self._unfinished_protocol_wanted() and protocol_text(self.live.game) != self._written:
+            self.save(file=False)   # an evening's game was filed when it ended (or protested)
         self.write(self.texts.text("journal_at", path=journal.path))
 
     # ------------------------------------------------------------ the REPL
@@ -386,12 +430,28 @@ class Terminal:
                     return "new"
                 self.write("! " + self.texts.text("evening_not_over"))
                 verdict = None
-            if verdict == "quit" or self.live.failure is not None:
+            if verdict == "quit":
+                self._quitting = True
+                self._pause_to_quit()
+                break
+            if self.live.failure is not None:
                 break
             if verdict == "help":
                 self.write(self.texts.text("help"))
             self.write(status(self.live))
         return None
+
+
+    def _pause_to_quit(self) -> None:
+        """A game the host leaves with /quit stands paused in its journal: its
+        clocks wait, and a resume knows the game was stopped, not broken off."""
+        game = self.live.game
+        if self.live.over or game.phase is Phase.SETUP or game.paused_at is not None:
+            return
+        try:
+            self.live.apply_json({"type": "pause"})
+        except VoicehostError as exc:   # a phase that takes no pause: the resume pauses it
+            log.info("no pause before quitting: %s", exc)
 
 
 def handle_line(live: LiveTable, line: str) -> str | None:

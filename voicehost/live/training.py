@@ -10,7 +10,8 @@ from voicehost.asr import Recognizer, new_words
 from voicehost.audio import Source, SpeakerSink
 from voicehost.config import Config
 from voicehost.errors import VoicehostError
-from voicehost.game.variants.base import variant_for
+from voicehost.game.narration import verdict
+from voicehost.game.variants import variant_for
 from voicehost.live.commands import no_such_player, seats_past_table
 from voicehost.live.playback import Speaker
 from voicehost.live.texts import live_texts
@@ -61,7 +62,7 @@ class Trainer:
                               required_fillers=self.rules.required_fillers)
 
     def verdict(self, event: Nomination) -> str:
-        return self.book.verdict(event, self.rules)
+        return verdict(self.book, event, self.rules)
 
     def judge(self, words: Iterable[Word]) -> list[str]:
         """Every verdict a phrase earns, in order: one per nomination (a

@@ -15,6 +15,7 @@ from rapidfuzz import fuzz
 from voicehost.jsontypes import JSONOutObject
 from voicehost.phrases.grammar import Grammar, Kind, as_said, normalize
 from voicehost.phrases.words import Word
+from voicehost.records import Nomination as Nomination  # the record moved down; its old name stays
 
 # Word times come from floats; "exactly 10.0 s" must stay accepted.
 EPSILON = 1e-6
@@ -29,24 +30,6 @@ class Reason(StrEnum):
     SECOND_NOMINATION = "second_nomination"
     NOT_ALIVE = "not_alive"
     ALREADY_NOMINATED = "already_nominated"
-
-
-@dataclass(frozen=True)
-class Nomination:
-    target: int
-    accepted: bool
-    t: float
-    reason: str | None = None
-    # The words that were judged, for training mode's explanation.
-    culprit: str | None = None
-    pause: float | None = None
-
-    def to_json(self) -> JSONOutObject:
-        out: JSONOutObject = {"type": "nomination", "target": self.target, "accepted": self.accepted}
-        if self.reason:
-            out["reason"] = self.reason
-        out["t"] = _t(self.t)
-        return out
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,15 @@ class Word:
     start: float
     end: float
     conf: float = 1.0
+    seat: int | None = None   # whose channel heard it (SPEC §7.1); None: the one shared microphone
 
     def shifted(self, offset: float) -> Word:
-        return Word(self.word, self.start + offset, self.end + offset, self.conf)
+        return Word(self.word, self.start + offset, self.end + offset, self.conf, self.seat)
 
     def to_json(self) -> JSONObject:
-        return {"word": self.word, "start": self.start, "end": self.end}
+        if self.seat is None:
+            return {"word": self.word, "start": self.start, "end": self.end}
+        return {"word": self.word, "start": self.start, "end": self.end, "seat": self.seat}
 
 
 def _number(value: object, where: str, text: str, name: str) -> float:
@@ -50,7 +53,10 @@ def parse_word(item: object, where: str = "word") -> Word:
         raise InputError(f"{where} '{text}': needs 0 <= start <= end, got {start}..{end}")
     conf = item.get("conf", 1.0)
     conf = _number(conf, where, text, "conf") if conf is not None else 1.0
-    return Word(text.strip(), start, end, conf)
+    seat = item.get("seat")
+    if seat is not None and (type(seat) is not int or not 1 <= seat <= 99):
+        raise InputError(f"{where} '{text}': seat must be a seat number, got {json.dumps(seat)[:40]}")
+    return Word(text.strip(), start, end, conf, seat)
 
 
 def parse_words(items: object, where: str = "words") -> list[Word]:

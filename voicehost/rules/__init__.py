@@ -9,10 +9,9 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import Any, get_type_hints
 
-from voicehost import phrasedata
-from voicehost.errors import ConfigError, DataError, VoicehostError
+from voicehost.errors import ConfigError, DataError
 from voicehost.paths import PRESETS
-from voicehost.tomlio import coerce, read_toml
+from voicehost.tomlio import TomlTable, coerce, read_toml
 
 
 class GameKind(StrEnum):
@@ -102,12 +101,10 @@ class RuleOptions:
     everyone_tied_means_night: bool
     no_revote_at_alive: int
 
-    def with_overrides(self, overrides: dict[str, Any], where: str = "--set") -> RuleOptions:
-        rules = dataclasses.replace(self, **_checked(overrides, where))
-        check_data(rules.grammar, rules.phrasebook, where)
-        return rules
+    def with_overrides(self, overrides: TomlTable, where: str = "--set") -> RuleOptions:
+        return dataclasses.replace(self, **_checked(overrides, where))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> TomlTable:
         data = dataclasses.asdict(self)
         data["required_fillers"] = list(self.required_fillers)
         for key in CHOICE_ENUMS:
@@ -116,7 +113,6 @@ class RuleOptions:
 
 
 _HINTS = get_type_hints(RuleOptions)
-REFERENCE_PHRASEBOOK = "phrasebook.ru"   # the complete one: every other has its keys
 KEYS = tuple(f.name for f in dataclasses.fields(RuleOptions) if f.name != "name")
 
 
@@ -158,7 +154,7 @@ def _coerce(key: str, value: Any, where: str) -> Any:
     return value
 
 
-def _checked(values: dict[str, Any], where: str) -> dict[str, Any]:
+def _checked(values: TomlTable, where: str) -> TomlTable:
     out = {}
     for key, value in values.items():
         if key not in KEYS:
@@ -168,7 +164,7 @@ def _checked(values: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=1)
-def _presets() -> dict[str, dict[str, Any]]:
+def _presets() -> dict[str, TomlTable]:
     return read_toml(PRESETS, "ruleset presets file", DataError)
 
 
@@ -187,9 +183,9 @@ def load_preset(name: str) -> RuleOptions:
     return RuleOptions(name=name, **_checked(values, f"{PRESETS} [{name}]"))
 
 
-def parse_set(pairs: list[str]) -> dict[str, Any]:
+def parse_set(pairs: list[str]) -> TomlTable:
     """`--set KEY=VALUE` pairs; VALUE is read as TOML, or as text if that fails."""
-    out: dict[str, Any] = {}
+    out: TomlTable = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         key = key.strip()
@@ -207,42 +203,11 @@ def parse_set(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
-def rules_for(name: str, overrides: dict[str, Any] | None = None, where: str = "--set") -> RuleOptions:
+def rules_for(name: str, overrides: TomlTable | None = None, where: str = "--set") -> RuleOptions:
     if not isinstance(name, str):
         raise ConfigError(f"{where}: the ruleset must be a name, got {name!r}")
     rules = load_preset(name)
-    if overrides:
-        return rules.with_overrides(overrides, where)
-    check_data(rules.grammar, rules.phrasebook, f"{PRESETS} [{name}]")
-    return rules
-
-
-def check_data(grammar: str, phrasebook: str, where: str = "--set") -> None:
-    """The grammar and the phrasebook the rules name load (from the run's phrase
-    data), and the phrasebook has every sentence the game may say: a wrong name
-    fails now, not mid-game."""
-    _check_data(grammar, phrasebook, where, phrasedata.active())
-
-
-@lru_cache(maxsize=32)
-def _check_data(grammar: str, phrasebook: str, where: str, phrases: phrasedata.PhraseData) -> None:
-    from voicehost.phrasebook import load_phrasebook
-    from voicehost.phrases.grammar import load_grammar
-
-    for key, name, load in (("grammar", grammar, load_grammar), ("phrasebook", phrasebook, load_phrasebook)):
-        try:
-            loaded = load(name, phrases)
-        except (VoicehostError, KeyError, TypeError, ValueError) as exc:
-            detail = str(exc) if isinstance(exc, VoicehostError) else f"lacks {exc}"
-            raise ConfigError(f"{where}: '{key}' = {name!r} does not load: {' '.join(detail.split())}") from None
-        if key == "phrasebook":
-            reference = load_phrasebook(REFERENCE_PHRASEBOOK, phrases)
-            for section in ("say", "explain"):
-                missing = sorted(set(getattr(reference, section)) - set(getattr(loaded, section)))
-                if missing:
-                    raise ConfigError(f"{where}: 'phrasebook' = {name!r} is not a phrasebook: "
-                                      f"[{section}] lacks {', '.join(missing[:5])}"
-                                      f"{' …' if len(missing) > 5 else ''}")
+    return rules.with_overrides(overrides, where) if overrides else rules
 
 
 __all__ = ["RuleOptions", "rules_for", "parse_set", "preset_names", "load_preset", "CHOICES", "KEYS",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from voicehost.config import Config
 from voicehost.errors import InputError, VoicehostError
-from voicehost.live.texts import LiveTexts, live_texts
+from voicehost.livetexts import LiveTexts, live_texts
 from voicehost.phrasebook import Phrasebook, load_phrasebook
 from voicehost.refusals import RefuseKey
 from voicehost.rules import RuleOptions, rules_for

@@ -7,7 +7,7 @@ import io
 import json
 from collections.abc import Sequence
 
-from voicehost.live.texts import LiveTexts
+from voicehost.livetexts import LiveTexts
 from voicehost.series.standings import ROLES, Row
 
 COLUMNS = ("place", "name", "games", "wins", "points", "coefficient", "bests", "worsts", "best_moves")

@@ -17,8 +17,8 @@ from voicehost.errors import InputError
 from voicehost.game.events import Protest, parse_protest
 from voicehost.game.records import BestMoveRecord
 from voicehost.game.scoring import protest_passes
+from voicehost.names import check_name, name_key
 from voicehost.refusals import RefuseKey
-from voicehost.series.names import check_name, name_key
 
 ROLES = ("citizen", "sheriff", "mafia", "don")
 TEAM_OF = {"citizen": "red", "sheriff": "red", "mafia": "black", "don": "black"}
@@ -217,10 +217,11 @@ class Lot:
 def standings(games: Iterable[Game], lot: Lot, names: Mapping[str, str] | None = None) -> list[Row]:
     """The ordered rows; draws the lot where players are still tied (the
     caller keeps `lot` with the series)."""
-    counted = [g for g in games if g.counts()]
+    every = list(games)
+    counted = [g for g in every if g.counts()]
     rows: dict[str, Row] = {}
     for game in counted:
-        _add(rows, game, names or {})
+        _add(rows, game, names or {}, every.index(game) + 1 if len(every) > 1 else None)
     heavy = heavy_roles(counted)
 
     def merit(row: Row) -> tuple[Any, ...]:
@@ -247,12 +248,22 @@ def _decided(above: tuple[Any, ...], row: tuple[Any, ...]) -> Decided:
     return next((c for c, a, b in zip(criteria, above, row, strict=True) if a != b), Decided.LOT)
 
 
-def _add(rows: dict[str, Row], game: Game, names: Mapping[str, str]) -> None:
+def unnamed(seat: int, name: str) -> bool:
+    """A seat the host gave no name: the protocol names it by its number (SPEC §6.1)."""
+    return name == str(seat)
+
+
+def _add(rows: dict[str, Row], game: Game, names: Mapping[str, str], number: int | None) -> None:
+    """One game's seats into the rows. An unnamed seat is a player of that game
+    only: seat 3 of game 1 is not seat 3 of game 2 (its row: "3 (#2)")."""
     winner, points = game.result()
     bonus = game.best_move is not None and BEST_MOVE_BONUS.get(game.best_move.blacks, 0) > 0
     for seat, name in game.players.items():
-        key = name_key(name)
-        row = rows.setdefault(key, Row(key, names.get(key, name)))
+        if unnamed(seat, name) and number is not None:
+            key, shown = f"#{number}:{seat}", f"{seat} (#{number})"
+        else:
+            key, shown = name_key(name), names.get(name_key(name), name)
+        row = rows.setdefault(key, Row(key, shown))
         role = game.roles[seat]
         won = TEAM_OF[role] == winner
         row.games += 1

@@ -16,9 +16,9 @@ from typing import Any
 from voicehost.errors import InputError
 from voicehost.files import write_atomic
 from voicehost.jsonio import read_json_file
+from voicehost.names import check_name, name_key
 from voicehost.refusals import RefuseKey
-from voicehost.series.names import check_name, name_key
-from voicehost.series.standings import Game, Lot, Row, game_from, standings
+from voicehost.series.standings import Game, Lot, Row, game_from, standings, unnamed
 
 MAX_FILE = 4 * 1024 * 1024
 _SERIES_MARKS = frozenset("-_.")
@@ -141,7 +141,7 @@ class Series:
     def put(self, game_id: str, data: dict[str, Any]) -> list[str]:
         """Keep (or replace) game `game_id`'s protocol; the players new to the roster."""
         game = self.check_game(data)
-        new = self.enrol(game.players.values())
+        new = self.enrol(name for seat, name in game.players.items() if not unnamed(seat, name))
         text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
         (self.folder / "games").mkdir(parents=True, exist_ok=True)
         write_atomic(self.folder / "games" / f"{series_name(game_id)}.json", text)

@@ -12,10 +12,11 @@ from aiohttp import web
 
 from voicehost.errors import GameError, InputError, JournalWriteError
 from voicehost.export import ExportError, export_text, host_text
-from voicehost.game.events import HOST_INPUTS
+from voicehost.game.events import HOST_INPUTS, Event, parse_event
 from voicehost.game.protocol import protocol
-from voicehost.journal import last_host_input
+from voicehost.journal import dealt, last_host_input
 from voicehost.live import LiveTable
+from voicehost.live.commands import random_roles
 from voicehost.live.ending import protocol_csv  # one writer for the page and the file
 from voicehost.live.table import TableStopped
 from voicehost.web.access import ACCESS_KEY, Access, Session, require_host, require_reader, require_session
@@ -51,19 +52,43 @@ async def api_input(request: web.Request) -> web.Response:
     hub: Hub = request.app[HUB]
     data = await read_json(request)
     event, suggestion = parse_input(data, PAGE_INPUTS, hub.live.game.max_seat, hub.live.game.book)
+    await _apply(hub, event)
+    if suggestion is not None and 0 <= suggestion < len(hub.suggestions):
+        hub.suggestions[suggestion]["open"] = False
+    return _state(request, session)
+
+
+async def _apply(hub: Hub, event: Event) -> None:
+    """One input applied, answered once it is on disk; a refusal in the table's words."""
     try:
         hub.live.apply(event)
     except (TableStopped, JournalWriteError):
         raise _stopped(hub) from None
     except GameError as exc:
-        log.info("refused %s: %s", data.get("type"), exc)  # the English reason, for the log only
+        log.info("refused %s: %s", type(event).__name__, exc)  # the English reason, for the log only
         raise _refusal(hub, exc) from None
     except InputError:
         raise Refusal(400, "bad_input") from None
     await _synced(hub)
-    if suggestion is not None and 0 <= suggestion < len(hub.suggestions):
-        hub.suggestions[suggestion]["open"] = False
-    return _state(request, session)
+
+
+async def api_deal(request: web.Request) -> web.Response:
+    """1.5: the roles dealt at random, as typed /deal does (POST /api/deal, body
+    `{}`). The answer is the state with the roles shown to the device that
+    asked (its "Показать роли" turned on), plus `"deal": {"1": "citizen", …}`;
+    the city's party deal is entered by hand."""
+    session = require_host(request)
+    hub: Hub = request.app[HUB]
+    await _object(request)
+    game = hub.live.game
+    if game.variant.kind != "sports" or len(game.seats()) != len(random_roles()):
+        raise Refusal(409, "deal_random_sports")
+    roles = random_roles()
+    await _apply(hub, parse_event({"type": "setup", "roles": roles}, game.max_seat))
+    access: Access = request.app[ACCESS_KEY]
+    access.reveal[session.id] = session.reveal_roles = True
+    hub.wake()
+    return _state(request, session, deal=roles)
 
 
 async def _synced(hub: Hub) -> None:
@@ -107,7 +132,7 @@ async def api_undo(request: web.Request) -> web.Response:
         raise _stopped(hub)
     index = last_host_input(live.entries)
     if index is None:
-        raise Refusal(409, "undo_nothing")
+        raise Refusal(409, "undo_nothing_dealt" if dealt(live.entries) else "undo_nothing")
     what = hub.texts.input(live.entries[index].event)
     if expected is not None and expected != index:
         raise Refusal(409, "undo_stale", what=what)
@@ -141,6 +166,7 @@ async def api_reveal(request: web.Request) -> web.Response:
     access: Access = request.app[ACCESS_KEY]
     access.reveal[session.id] = show
     session.reveal_roles = show
+    request.app[HUB].wake()   # the device's live channels show it too
     return _state(request, session)
 
 
@@ -244,6 +270,7 @@ def add_api(app: web.Application) -> None:
     app.router.add_get("/api/table", api_table)
     app.router.add_post("/api/input", api_input)
     app.router.add_post("/api/undo", api_undo)
+    app.router.add_post("/api/deal", api_deal)
     app.router.add_post("/api/reveal", api_reveal)
     app.router.add_post("/api/answers/dismiss", api_answers_dismiss)
     app.router.add_post("/api/suggestions/{id}/dismiss", api_dismiss)

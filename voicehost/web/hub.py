@@ -72,7 +72,7 @@ class Hub:
                 self.log.append((self.said, output))
             elif output.kind == "suggest":
                 self.suggestions.append({"id": len(self.suggestions), "seat": output.values.get("seat"),
-                                         "word": output.values.get("word", getattr(output, "text", "")),
+                                         "word": self.live.game.book.render(output),
                                          "suggest": output.values.get("suggest"),
                                          "open": True})
         del self.log[:-200]
@@ -82,8 +82,11 @@ class Hub:
         return [s for s in self.suggestions if s["open"]][-10:]
 
     def host_view(self, session: Session) -> dict[str, Any]:
+        # The device's choice as it stands now: a live socket keeps the session it
+        # connected with, so "Показать роли" on another request never reached it.
+        reveal = self.access.reveal.get(session.id, False) if self.access is not None else session.reveal_roles
         with self.live.lock:
-            state = host_state(self.live, self.texts, reveal_roles=session.reveal_roles and not session.readonly,
+            state = host_state(self.live, self.texts, reveal_roles=reveal and not session.readonly,
                                csrf=session.csrf, log=self.log, suggestions=self.open_suggestions(),
                                answers_dismissed=self.answers_dismissed)
         if session.readonly:
@@ -183,6 +186,7 @@ def judge_view(state: dict[str, Any]) -> None:
     state["answers"] = {"night": state.get("answers", {}).get("night", 0), "items": []}
     state["log"] = [line for line in state.get("log", []) if not line.get("private")]
     state["don_alive"] = state["sheriff_alive"] = None
+    state["checked"] = []
     state["last_input"] = None
     if state.get("window_action"):
         state["window_action"] = {**state["window_action"], "can_act": None}

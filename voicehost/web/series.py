@@ -9,20 +9,18 @@ typed /protest does) and `next_game` (the same as typed /new). The seating
 and the protest go through the live table like every other input."""
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any
 
 from aiohttp import web
 
 from voicehost.errors import GameError, InputError, JournalWriteError
 from voicehost.game.events import parse_event, parse_protest
-from voicehost.game.model import Output, Phase
+from voicehost.game.model import Phase
 from voicehost.live import LiveTable
 from voicehost.live.evening import Evening
 from voicehost.live.table import TableStopped
@@ -33,13 +31,11 @@ from voicehost.web.guard import dumps
 from voicehost.web.hub import HUB, Hub
 from voicehost.web.validate import Refusal, read_json
 
-if TYPE_CHECKING:
-    from voicehost.web.server import PageServer
-
 log = logging.getLogger("voicehost.web.server")
 EVENING_FILE = "evening"        # series/NAME/evening.devices and evening.tls.pem: the page's keys for an evening
 EVENING_HOURS = 12.0            # a devices file untouched longer than this belongs to an evening gone by
-PUBLIC_COLUMNS = ("place", "name", "games", "wins", "points", "coefficient", "bests", "worsts", "decided_by")
+PUBLIC_COLUMNS = ("place", "name", "games", "wins", "points", "coefficient", "bests", "worsts", "best_moves",
+                  "decided_by")
 
 
 @dataclass
@@ -269,44 +265,3 @@ def add_series(app: web.Application, desk: SeriesDesk | None = None) -> None:
     app.router.add_post("/api/series/newcomer", api_series_newcomer)
     app.router.add_post("/api/series/protest", api_series_protest)
     app.router.add_post("/api/series/next", api_series_next)
-
-
-class EveningPage:
-    """The page server of a whole evening: started with its first game, switched to
-    each next one, stopped when the evening ends. Its devices and certificate are
-    the series' (EVENING_FILE), so a crash and `run --series` again keep the phones."""
-
-    def __init__(self, evening: Evening, config: Any, *, lan: bool, port: int | None, out: TextIO,
-                 lines: asyncio.Queue[str | None]) -> None:
-        self.desk = SeriesDesk(evening, next_game=lambda: lines.put_nowait("/new"))
-        self.config, self.lan, self.port, self.out = config, lan, port, out
-        self.server: PageServer | None = None
-
-    async def attach(self, live: LiveTable, refile: Callable[[], object]) -> PageServer:
-        self.desk.refile = refile
-        live.listeners.append(self._undo_watch(live, refile))
-        if self.server is None:
-            from voicehost.web.server import start_server
-
-            fresh_evening(self.desk.keep, time.time())
-            self.server = await start_server(live, self.config, lan=self.lan, port=self.port, out=self.out,
-                                             desk=self.desk)
-        else:
-            switch_table(self.server.runner.app[HUB], live)
-        return self.server
-
-    @staticmethod
-    def _undo_watch(live: LiveTable, refile: Callable[[], object]) -> Callable[[list[Output]], None]:
-        """An undo after the end (a protest taken back, from the page or typed): the
-        series holds the game again as it now stands."""
-        loop = asyncio.get_running_loop()
-
-        def heard(outputs: list[Output]) -> None:
-            if live.over and any(o.key == "undone" for o in outputs):
-                loop.call_soon_threadsafe(refile)
-        return heard
-
-    async def close(self) -> None:
-        if self.server is not None:
-            await self.server.cleanup()
-            self.server = None

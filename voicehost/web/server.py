@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import io
 import resource
+import ssl
 import sys
 from collections.abc import Callable
 from typing import Any, TextIO
@@ -123,6 +124,29 @@ def _more_descriptors() -> None:
         pass
 
 
+async def _listen(runner: web.AppRunner, bind: str, ports: dict[str, int], gate: Gate,
+                  context: ssl.SSLContext | None) -> None:
+    """Plain HTTP on ports["http"] and, with a TLS `context` (--lan), HTTPS on
+    ports["https"] (the host's page), or any free ones with --port 0; the
+    ports bound are written back. A port taken is one clear line."""
+    lan = context is not None
+    trying = ports["http"]
+    try:
+        plain = GatedSite(runner, bind, ports["http"], gate)
+        await plain.start()
+        ports["http"] = plain.bound
+        if lan:
+            trying = ports["https"]
+            secure = GatedSite(runner, bind, ports["https"], gate, ssl_context=context)
+            await secure.start()
+            ports["https"] = secure.bound
+    except OSError as exc:
+        await runner.cleanup()
+        raise VoicehostError(f"cannot serve the page on {bind}:{trying} ({exc.strerror}): "
+                             f"choose another with --port" + (" (--lan uses it and the next one)" if lan else "")
+                             ) from None
+
+
 async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port: int | None = None,
                        out: TextIO = sys.stdout, desk: SeriesDesk | None = None) -> PageServer:
     """Serve the page: on this machine over plain HTTP, or (lan) on every interface
@@ -156,21 +180,7 @@ async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port:
         add_series(app, desk)
     runner = web.AppRunner(app, access_log=None, keepalive_timeout=15)
     await runner.setup()
-    trying = port
-    try:
-        plain = GatedSite(runner, bind, port, gate)
-        await plain.start()
-        ports["http"] = plain.bound
-        if lan:  # HTTPS on the next port (the host's page), or any free one with --port 0
-            trying = ports["https"]
-            secure = GatedSite(runner, bind, ports["https"], gate, ssl_context=context)
-            await secure.start()
-            ports["https"] = secure.bound
-    except OSError as exc:
-        await runner.cleanup()
-        raise VoicehostError(f"cannot serve the page on {bind}:{trying} ({exc.strerror}): "
-                             f"choose another with --port" + (" (--lan uses it and the next one)" if lan else "")
-                             ) from None
+    await _listen(runner, bind, ports, gate, context)
     hosts = allowed_hosts(bind, ports["http"], names)
     if lan:
         secure_hosts = allowed_hosts(bind, ports["https"], names)

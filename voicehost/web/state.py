@@ -3,6 +3,7 @@ check answer or anything said only to the host."""
 from __future__ import annotations
 
 from voicehost.game import floors
+from voicehost.game.keys import Key
 from voicehost.game.model import FloorKind, Output, Phase
 from voicehost.game.moderator import Moderator
 from voicehost.journal import last_host_input
@@ -13,15 +14,9 @@ from voicehost.web.texts import Texts
 
 
 def seat_names(live: LiveTable) -> dict[int, str]:
-    """The players' names the host entered (the journal's `names` inputs; "" takes one back)."""
-    names: dict[int, str] = {}
-    for entry in live.entries:
-        event = entry.event
-        given = event.get("names")
-        if event.get("type") == "names" and isinstance(given, dict):
-            for seat, name in given.items():
-                names[int(seat)] = str(name).strip()
-    return {seat: name for seat, name in sorted(names.items()) if name}
+    """The players' names as the game keeps them: a series' seating and the
+    host's `names` inputs alike (the seating's names never reached a tile)."""
+    return {seat: name for seat, name in sorted(live.game.state.record.names.items()) if name}
 
 
 def _floor(live: LiveTable, texts: Texts) -> JSONOutObject | None:
@@ -46,6 +41,8 @@ def _public_day(live: LiveTable, texts: Texts) -> JSONOutObject:
         "paused": game.paused_at is not None,
         "nominations": [] if night else list(game.today),
         "candidates": list(game.candidates) if game.phase in (Phase.VOTING, Phase.TALLY) else [],
+        # whose vote is running now (the table asks for each candidate in turn)
+        "voting_for": game.state.day.candidates[game.state.day.vote_index] if game.phase is Phase.VOTING else None,
         "votes": [v.to_json() for v in game.votes if v.day == game.day],
         "alive": sorted(game.alive),
         "out": [e.seat for e in game.eliminated],
@@ -92,7 +89,7 @@ def public_seats(live: LiveTable, texts: Texts, names: dict[int, str]) -> list[J
     for seat in game.seats():
         item: JSONOutObject = {"seat": seat, "name": names.get(seat, ""), "alive": seat in game.alive,
                                 "fouls": game.fouls[seat], "silenced": seat in game.silenced,
-                                "speaking": seat == speaker}
+                                "speaking": seat == speaker, "voice": seat in live.speaking}
         left = gone.get(seat)
         if left is not None:
             when = texts("when_night", night=left.night) if left.night is not None else \
@@ -125,9 +122,14 @@ def vote_rounds(game: Moderator, texts: Texts) -> list[JSONOutObject]:
     return rounds
 
 
+# Said, never written: the mafia's count is heard at the table; on a page it was a column of bare numbers.
+UNWRITTEN = frozenset({Key.NUMBER})
+
+
 def public_lines(game: Moderator, log: list[tuple[int, Output]], keep: int = 30) -> list[JSONOutObject]:
     """What the table heard (never a private answer), numbered, for the board's live region."""
-    lines: list[JSONOutObject] = [{"n": n, "text": spoken(game, o)} for n, o in log if not o.private]
+    lines: list[JSONOutObject] = [{"n": n, "text": spoken(game, o)} for n, o in log
+                                  if not o.private and o.key not in UNWRITTEN]
     return lines[-keep:]
 
 
@@ -250,19 +252,22 @@ def host_state(live: LiveTable, texts: Texts, *, reveal_roles: bool, csrf: str,
         "best_move": game.best_move.to_json() if game.best_move else None,
         "answers": night_answers(game, texts, answers_dismissed),
         "last_input": _last_input(live, texts),
+        "checked": sorted({c.role for c in game.state.record.checks if c.night == game.state.seats.night}),
         "don_alive": _alive_role(game, "don"),
         "sheriff_alive": _alive_role(game, "sheriff"),
         "winner": game.result_text(),
         "best_player": game.best_player,
         "worst_player": game.worst_player,
         "points": {str(k): v for k, v in game.points().items()} if game.phase is Phase.GAME_OVER else {},
-        "log": [{"n": n, "t": round(o.t), "text": spoken(game, o), "private": o.private} for n, o in log[-60:]],
+        "log": [{"n": n, "t": round(o.t), "text": spoken(game, o), "private": o.private} for n, o in log[-60:]
+                if o.key not in UNWRITTEN],
         "suggestions": suggestions,
         "captions": captions(live, texts, log),
         "reveal_roles": reveal_roles,
         "csrf": csrf,
         "failure": live.failure,  # the journal is not written: the page says so loudly
         "journal_notice": live.journal_notice,  # deleted or moved away, written anew
+        "channels_notice": live.channels_notice,   # a microphone per seat: mapped channels that heard nothing
     }
 
 

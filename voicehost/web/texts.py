@@ -2,7 +2,6 @@
 phrasebook (grammars/phrasebook.<lang>.toml). Nothing a host reads is English."""
 from __future__ import annotations
 
-import string
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -11,7 +10,7 @@ from aiohttp import web
 
 from voicehost.errors import DataError
 from voicehost.game.records import CheckRecord
-from voicehost.phrasebook import formatted, phrasebook_data
+from voicehost.phrasebook import formatted, language_of, phrasebook_data, plural_formatter
 from voicehost.phrasedata import PhraseData, source
 
 _SEAT_INPUTS = ("shot", "don_check", "sheriff_check", "foul", "unfoul", "disqualify", "leave_table",
@@ -45,10 +44,11 @@ class _Blank(dict[str, str]):
 class Texts:
     def __init__(self, phrasebook: str = "phrasebook.ru") -> None:
         self.words = load_web_texts(phrasebook)
+        self.plural = plural_formatter(language_of(phrasebook_data(phrasebook)))
 
     def __call__(self, key: str, **values: object) -> str:
         text = self.words.get(key, key)
-        return string.Formatter().vformat(text, (), _Blank(formatted(values)))
+        return self.plural.vformat(text, (), _Blank(formatted(values)))
 
     def input(self, event: dict[str, Any]) -> str:
         """What a host input was, in words (for undo)."""

@@ -16,11 +16,9 @@ from voicehost.errors import GameError
 from voicehost.game.events import BestMove, SeatEvent, Votes
 from voicehost.game.keys import Key
 from voicehost.game.model import Phase
-from voicehost.rules import GameKind, RuleOptions
 
 if TYPE_CHECKING:
     from voicehost.game.effects import Context, Effects
-    from voicehost.game.moderator import Moderator
     from voicehost.game.state import GameState
 
 Transitions = Mapping[Phase, frozenset[Phase]]
@@ -60,7 +58,7 @@ class Variant(Protocol):
         """Winner -> the phrasebook key that announces it."""
 
     # -- the deal and the sides
-    def check_deal(self, game: Moderator, names: dict[int, str]) -> None:
+    def check_deal(self, game: Context, names: dict[int, str]) -> None:
         """Raise a GameError when the deal is not a game of this variant."""
 
     def deal(self, names: dict[int, str]) -> dict[int, Enum]:
@@ -102,28 +100,17 @@ class Variant(Protocol):
         """Tell the night's result, then go on with the day (unless the game ends)."""
 
     # -- admission
-    def best_move_floor(self, game: Moderator) -> bool:
+    def best_move_floor(self, game: Context) -> bool:
         """Whether a best move can be named now."""
 
-    def precheck_seat_event(self, game: Moderator, event: SeatEvent) -> GameError | None:
+    def precheck_seat_event(self, game: Context, event: SeatEvent) -> GameError | None:
         """Why this seat input can never fit, if it cannot."""
 
-    def seat_event_fits(self, game: Moderator, event: SeatEvent) -> bool:
+    def seat_event_fits(self, game: Context, event: SeatEvent) -> bool:
         """Whether a night input fits where the game stands."""
 
-    def best_move_refusal(self, game: Moderator, event: BestMove, seat: int) -> GameError | None:
+    def best_move_refusal(self, game: Context, event: BestMove, seat: int) -> GameError | None:
         """Why the player at `seat` may not name a best move, if not."""
 
-    def seat_event_refusal(self, game: Moderator, event: SeatEvent) -> GameError | None:
+    def seat_event_refusal(self, game: Context, event: SeatEvent) -> GameError | None:
         """Why this seat input is refused where it fits, if it is."""
-
-
-def variant_for(rules: RuleOptions) -> Variant:
-    """The variant a ruleset plays: the city game, or sports mafia."""
-    if rules.game == GameKind.CITY:
-        from voicehost.game.variants.city import CityVariant
-
-        return CityVariant()
-    from voicehost.game.variants.sports import SportsVariant
-
-    return SportsVariant()

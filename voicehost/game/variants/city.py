@@ -33,7 +33,6 @@ from voicehost.refusals import RefuseKey
 
 if TYPE_CHECKING:
     from voicehost.game.effects import Context
-    from voicehost.game.moderator import Moderator
     from voicehost.game.state import GameState
 
 CITY_NIGHT = (("doctor", "heal"), ("lover", "visit"), ("commissar", "commissar_check"),
@@ -102,7 +101,7 @@ class CityVariant:
 
     # -------------------------------------------------------- deal and sides
 
-    def check_deal(self, game: Moderator, names: dict[int, str]) -> None:
+    def check_deal(self, game: Context, names: dict[int, str]) -> None:
         count = len(names)
         if not 8 <= count <= 11 or sorted(names) != list(range(1, count + 1)):
             raise game.error(f"the city variant seats 8 to 11 players on seats 1..N; got seats "
@@ -275,10 +274,10 @@ class CityVariant:
 
     # ------------------------------------------------------------- admission
 
-    def best_move_floor(self, game: Moderator) -> bool:
+    def best_move_floor(self, game: Context) -> bool:
         return False  # the city game has no best move
 
-    def precheck_seat_event(self, game: Moderator, event: SeatEvent) -> GameError | None:
+    def precheck_seat_event(self, game: Context, event: SeatEvent) -> GameError | None:
         if event.type in ACTION_ROLE:
             role = ACTION_ROLE[event.type]
             actor = game.role_seat(role)
@@ -293,16 +292,16 @@ class CityVariant:
                               event, key=RefuseKey.CITY_NO_CHECKS)
         return None
 
-    def seat_event_fits(self, game: Moderator, event: SeatEvent) -> bool:
+    def seat_event_fits(self, game: Context, event: SeatEvent) -> bool:
         phase, state = game.state.seats.phase, game.state.night
         if event.type in ACTION_ROLE:
             return phase is Phase.NIGHT_ACTION and state.windows[state.window] == event.type
         return event.type == "shot" and phase is Phase.HUNT and not state.shot_entered
 
-    def best_move_refusal(self, game: Moderator, event: BestMove, seat: int) -> GameError | None:
+    def best_move_refusal(self, game: Context, event: BestMove, seat: int) -> GameError | None:
         return None  # never asked: best_move_floor is False
 
-    def seat_event_refusal(self, game: Moderator, event: SeatEvent) -> GameError | None:
+    def seat_event_refusal(self, game: Context, event: SeatEvent) -> GameError | None:
         if event.type in game.state.night.actions:
             role = ACTION_ROLE[event.type]
             return game.error(f"the {role} has already acted tonight", event, key=RefuseKey.CITY_ACTED)

@@ -16,7 +16,6 @@ from voicehost.refusals import RefuseKey
 
 if TYPE_CHECKING:
     from voicehost.game.effects import Context, Effects
-    from voicehost.game.moderator import Moderator
     from voicehost.game.state import GameState
 
 CHECKERS = {"don_check": Role.DON, "sheriff_check": Role.SHERIFF}
@@ -64,7 +63,7 @@ class SportsVariant:
 
     # -------------------------------------------------------- deal and sides
 
-    def check_deal(self, game: Moderator, names: dict[int, str]) -> None:
+    def check_deal(self, game: Context, names: dict[int, str]) -> None:
         missing = [s for s in SEATS if s not in names]
         if missing:
             raise game.error(f"setup lacks roles for seat(s) {', '.join(map(str, missing))}",
@@ -144,33 +143,33 @@ class SportsVariant:
 
     # ------------------------------------------------------------- admission
 
-    def best_move_floor(self, game: Moderator) -> bool:
+    def best_move_floor(self, game: Context) -> bool:
         floor = game.state.floors.floor
         return (floor is not None and floor.kind is FloorKind.LAST_WORD
                 and floor.seat == game.state.record.first_killed
                 and game.state.record.best_move is None and game.state.seats.day == 2)
 
-    def precheck_seat_event(self, game: Moderator, event: SeatEvent) -> GameError | None:
+    def precheck_seat_event(self, game: Context, event: SeatEvent) -> GameError | None:
         role = CHECKERS.get(event.type)
         if role is not None and game.seat_of(role) not in game.state.seats.alive:
             return game.error(f"the {role.value} is out of the game and checks no one", event,
                               key=RefuseKey(f"{role.value}_out"))
         return None
 
-    def seat_event_fits(self, game: Moderator, event: SeatEvent) -> bool:
+    def seat_event_fits(self, game: Context, event: SeatEvent) -> bool:
         phase = game.state.seats.phase
         if event.type == "shot":
             return phase is Phase.HUNT and not game.state.night.shot_entered
         return (event.type == "don_check" and phase is Phase.DON_CHECK
                 or event.type == "sheriff_check" and phase is Phase.SHERIFF_CHECK)
 
-    def best_move_refusal(self, game: Moderator, event: BestMove, seat: int) -> GameError | None:
+    def best_move_refusal(self, game: Context, event: BestMove, seat: int) -> GameError | None:
         if game.state.seats.roles[seat] is Role.SHERIFF and not game.rules.sheriff_best_move:
             return game.error("the sheriff has no best move (4.3.3)", event,
                               key=RefuseKey.SHERIFF_NO_BEST_MOVE)
         return None
 
-    def seat_event_refusal(self, game: Moderator, event: SeatEvent) -> GameError | None:
+    def seat_event_refusal(self, game: Context, event: SeatEvent) -> GameError | None:
         checker, seat = CHECKERS.get(event.type), event.seat
         if checker is None or seat is None:
             return None

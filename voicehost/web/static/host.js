@@ -289,8 +289,9 @@ function momentOf(s) {
   if (s.phase_id === "lift_vote") return "lift-form";
   if (s.phase_id === "candidates") return "candidates-form";
   if (s.phase_id === "hunt" && !s.shot_entered) return "shot-form";
-  if (s.phase_id === "don_check" && s.don_alive) return "don-form";
-  if (s.phase_id === "sheriff_check" && s.sheriff_alive) return "sheriff-form";
+  // A check entered closes its form: the pinned answer is what is left of the window.
+  if (s.phase_id === "don_check" && s.don_alive && !s.checked.includes("don")) return "don-form";
+  if (s.phase_id === "sheriff_check" && s.sheriff_alive && !s.checked.includes("sheriff")) return "sheriff-form";
   if (s.window_action && s.window_action.can_act) return "action-form";
   if (s.floor) return "speaker";
   return null;
@@ -334,13 +335,24 @@ function renderMoment(s) {
   fillSeats($("best-player"), seatNumbers(s), PICK());
   fillSeats($("worst-player"), seatNumbers(s), PICK());
   $("points").textContent = Object.keys(s.points).length
-    ? T("points", { text: Object.entries(s.points).map(([seat, p]) => seat + ": " + p).join(", ") }) : "";
+    ? T("points", { text: Object.entries(s.points).map(([seat, p]) => (seatName(Number(seat)) || seat) + ": " + localNumber(p))
+      .join(", ") }) : "";
 }
 
+/* The speaker's words; a nomination the table took is marked, as on the board (no bracketed "[выставлен …]"). */
 function renderCaptions(s) {
-  const caption = s.captions;
-  const text = caption ? caption.items.map((i) => (i.nominated ? "[" + i.text + "]" : i.text)).join(" ") : "";
-  if ($("host-captions").textContent !== text) $("host-captions").textContent = text;
+  const box = $("host-captions");
+  const items = s.captions ? s.captions.items : [];
+  const key = JSON.stringify(items.map((i) => [i.text, !!i.nominated]));
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  clear(box);
+  items.forEach((item, n) => {
+    if (n) box.appendChild(document.createTextNode(" "));
+    const part = document.createElement(item.nominated ? "mark" : "span");
+    part.textContent = item.text;
+    box.appendChild(part);
+  });
 }
 
 function renderCandidates(s) {
@@ -470,6 +482,8 @@ function renderNight(s) {
 function renderAnswers(s, again) {
   const items = s.answers.items;
   $("answers").hidden = items.length === 0 || !$("unpaired").hidden;
+  // The end is its own screen: the night's answers stay readable there, no longer pinned over it.
+  $("answers").classList.toggle("pinned", !s.over);
   renderList($("answers-list"), items);
   const now = new Set(items.map((text) => s.answers.night + ":" + text));
   for (const text of items) {
@@ -652,6 +666,8 @@ function render(s) {
   const again = wasOffline || state === null;
   wasOffline = false;
   if (s.over && state && !state.over) openSeat = null;  // the end is the screen now
+  if (state && state.phase_id !== "setup" && s.phase_id === "setup") clearDeal();  // a new game: a deal of its own
+  if (state && state.phase_id !== s.phase_id) document.dispatchEvent(new Event("voicehost-phase"));  // series.js
   state = s;
   csrf = s.csrf;
   renderPending(s, $("pending"));
@@ -683,6 +699,32 @@ function render(s) {
   renderList($("log"), s.log.slice().reverse().map((e) => (e.private ? T("private_mark") : "") + e.text));
   announce(s, again && lastLine !== null);
   keepFocus();
+}
+
+const DEAL = ["role-don", "role-sheriff", "role-mafia1", "role-mafia2"];
+
+/* Every game is dealt afresh: the selects must not carry the game before's seats. */
+function clearDeal() {
+  DEAL.forEach((id) => { $(id).value = ""; });
+  $("city-deal").value = "";
+}
+
+/* Four different seats at random (the host still checks them and starts the game). */
+function randomDeal() {
+  const seats = seatNumbers(state).map(String);
+  const random = new Uint32Array(seats.length);
+  crypto.getRandomValues(random);
+  for (let i = seats.length - 1; i > 0; i--) {
+    const j = random[i] % (i + 1);
+    [seats[i], seats[j]] = [seats[j], seats[i]];
+  }
+  DEAL.forEach((id, n) => { $(id).value = seats[n]; });
+  $("error").textContent = "";
+}
+
+/* A number as the table's language writes it (1,75 in Russian), the same on the phone and the TV. */
+function localNumber(value) {
+  return new Intl.NumberFormat(document.documentElement.lang || "ru", { maximumFractionDigits: 4 }).format(value);
 }
 
 function seatValue(id) { return Number($(id).value); }
@@ -760,6 +802,7 @@ function wire() {
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape" && openSeat !== null) closeSeat();
   });
+  $("random-deal").addEventListener("click", randomDeal);
   submitted("setup-form", () => {
     const ids = ["role-don", "role-sheriff", "role-mafia1", "role-mafia2"];
     for (const id of ids) if (picked(id) === null) return;

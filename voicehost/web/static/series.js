@@ -62,7 +62,8 @@
   const nextButton = el("button", { type: "button", id: "series-next", className: "host-only series-next" });
 
   const standings = el("div", { id: "series-standings" });
-  section.append(heading, problem, message, seated, seatingBox, protestForm, protestDone, nextButton, standings);
+  // After the end the next game comes first (in reach on a phone), the protest right below it.
+  section.append(heading, problem, message, seated, seatingBox, nextButton, protestForm, protestDone, standings);
 
   function words() {
     seatingHead.textContent = T("h_series_seating");
@@ -110,7 +111,11 @@
     order.textContent = picked.length ? T("series_seating_order", { order: orderText(picked) }) : "";
   }
 
+  let shownPhase = null;
+
   function render(data) {
+    if (shownPhase !== null && data.phase_id !== shownPhase) message.textContent = "";   // said of a moment gone by
+    shownPhase = data.phase_id;
     desk = data;
     if (data.csrf) token = data.csrf;
     section.hidden = !data.between;
@@ -121,7 +126,7 @@
     const host = !data.readonly;
     seatingBox.hidden = !host || data.phase_id !== "setup" || names.length > 0;
     if (!seatingBox.hidden) renderRoster();
-    seated.textContent = names.length ? T("series_seated_now", { order: orderText(names) }) : "";
+    seated.textContent = names.length && !data.over ? T("series_seated_now", { order: orderText(names) }) : "";
     protestForm.hidden = !host || !data.over || !!data.protest;
     protestDone.textContent = data.over && data.protest ? T("series_protest_done", {
       team: T("series_protest_" + data.protest.team), votes: data.protest.votes }) : "";
@@ -198,6 +203,8 @@
       call("/api/series/protest", { team: team.value, votes: Number(votes.value), outcome: outcome.value });
     });
     nextButton.addEventListener("click", () => call("/api/series/next", {}));
+    // The game's phase moved (the deal, the end): the series' part follows at once, not at its next poll.
+    document.addEventListener("voicehost-phase", () => call("/api/series"));
     async function loop() {
       const result = await call("/api/series");
       if (result !== false) window.setTimeout(loop, 3000);

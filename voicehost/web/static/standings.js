@@ -3,7 +3,7 @@
    drawn as a table in the table's language (the [web] block's series_* words).
    Public: no roles, no secrets. On the TV board (/table) this file also keeps
    its own section, shown between games, read from GET /api/table/series. */
-const SERIES_COLUMNS = ["place", "name", "games", "wins", "points", "coefficient", "bests", "worsts", "decided_by"];
+const SERIES_COLUMNS = ["place", "name", "games", "wins", "points", "coefficient", "bests", "worsts", "best_moves", "decided_by"];
 
 function seriesNumber(value) {
   if (typeof value !== "number") return value === null || value === undefined ? "" : String(value);
@@ -59,7 +59,10 @@ function renderStandings(box, data) {
       if (column === "name" && why) {   // a phone has no room for the column: the reason under the name
         const under = document.createElement("span");
         under.className = "why";
-        under.textContent = T("series_col_decided_by") + ": " + why;
+        const label = document.createElement("span");
+        label.className = "visually-hidden";   // short on a phone: the reason alone, its label for a screen reader
+        label.textContent = T("series_col_decided_by") + ": ";
+        under.append(label, why);
         cell.appendChild(under);
       }
       tr.appendChild(cell);

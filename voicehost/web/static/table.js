@@ -41,6 +41,7 @@ function renderSeats(s) {
     const classes = ["tile"];
     if (seat.out) classes.push("gone");
     if (seat.speaking) classes.push("speaking");
+    if (seat.voice) classes.push("voice");   // a microphone per seat: this seat's channel hears its voice
     if (seat.side) classes.push("side-" + seat.side);
     li.className = classes.join(" ");
     const number = document.createElement("span");
@@ -108,10 +109,14 @@ function render(s) {
     return;
   }
   const names = s.names || {};
+  document.body.classList.toggle("over", !!s.over);
+  document.body.classList.toggle("seated", Object.keys(names).length > 0);   // between games: the standings, then the seats
   const when = s.over || (!s.day && !s.is_night) ? "" : (s.is_night ? T("night_n", { night: s.night }) + " · " : T("day_n", { day: s.day }) + " · ");
   setText("phase", (s.is_night && !s.roles_mode ? s.phase : when + s.phase) + (s.paused ? " · " + T("paused") : ""));
   base = { floor: s.floor, paused: s.paused, at: Date.now() };
-  setText("speaker", s.floor ? T("board_speaker", { who: label(s.floor.seat, names), kind: s.floor.kind }) : "");
+  const speaker = s.floor ? T("board_speaker", { who: label(s.floor.seat, names), kind: s.floor.kind })
+    : s.voting_for ? T("board_voting_for", { who: label(s.voting_for, names) }) : "";
+  setText("speaker", speaker);
   setText("winner", s.over && s.winner ? s.winner : "");
   renderSeats(s);
   tick();

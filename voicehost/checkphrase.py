@@ -6,7 +6,8 @@ from pathlib import Path
 
 from voicehost.errors import InputError
 from voicehost.files import input_file, read_input
-from voicehost.game.variants.base import variant_for
+from voicehost.game.narration import verdict
+from voicehost.game.variants import variant_for
 from voicehost.jsonio import loads_strict
 from voicehost.jsontypes import JSONOutObject
 from voicehost.phrases.grammar import Grammar
@@ -81,6 +82,6 @@ def check_phrase_lines(
     for event in events:
         line: JSONOutObject = event.to_json()
         if explain and isinstance(event, Nomination) and event.reason:
-            line["explain"] = load_phrasebook(rules.phrasebook).verdict(event, rules)
+            line["explain"] = verdict(load_phrasebook(rules.phrasebook), event, rules)
         out.append(json.dumps(line, ensure_ascii=False))
     return "".join(f"{line}\n" for line in out)
