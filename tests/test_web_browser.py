@@ -251,7 +251,7 @@ def test_a_revoked_device_is_told_and_pairs_again_with_the_pin(served):
         # PIN and waits until the phone approves it.
         laptop = browser.new_context().new_page()
         laptop.goto(base + "/pin")
-        laptop.get_by_label("PIN из терминала (6 цифр)").fill(_newest_pin(folder))
+        laptop.get_by_label("PIN из терминала (6 или 12 цифр)").fill(_newest_pin(folder))
         laptop.get_by_role("button", name="Войти").click()
         _approve(phone, laptop)
         expect(laptop.locator("#devices-list")).to_contain_text("Устройство 1: ведущий", timeout=10_000)

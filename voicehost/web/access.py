@@ -15,8 +15,12 @@ proof names this server's epoch and a counter used once, so a captured request
 cannot be replayed.
 
 Wrong PINs pause the client that typed them, and count for the PIN itself
-whatever the address: after PIN_TRIES_IN_ALL wrong ones (from anywhere) the PIN
-is replaced and nobody may try one for a growing pause. Every request must name
+whatever the address: after PIN_TRIES_IN_ALL wrong ones (from anywhere) the
+6-digit PIN is replaced by a 12-digit one, printed in the terminal, until the
+next device pairs. Nobody's wrong tries ever close the PIN (a pause for everyone
+let a few strangers' requests every 5 minutes keep the host's right PIN refused):
+a 12-digit PIN is what keeps guessing hopeless instead (tools/bench_pin prints
+the chance over an evening). Every request must name
 an allowed Host (no DNS rebinding); every POST and live-update connection must
 come from an allowed Origin."""
 from __future__ import annotations
@@ -42,9 +46,8 @@ PROOF_HEADER = "X-VH-Proof"
 FREE_PIN_TRIES = 3            # wrong PINs one address may type before its own pause
 FIRST_PAUSE = 5.0
 LONGEST_PAUSE = 600.0
-PIN_TRIES_IN_ALL = 5          # wrong PINs, from any address, one PIN survives
-ALL_FIRST_PAUSE = 10.0        # then a new PIN and a pause for everyone, doubling each time
-ALL_LONGEST_PAUSE = 300.0
+PIN_TRIES_IN_ALL = 5          # wrong PINs, from any address, a 6-digit PIN survives
+PIN_DIGITS, LONG_PIN_DIGITS = 6, 12   # then a 12-digit PIN until the next device pairs
 SESSION_SECONDS = 24 * 3600
 CLIENTS_REMEMBERED = 4096
 PENDING_SECONDS = 300.0       # how long a device waits for the host's approval
@@ -111,8 +114,6 @@ class Access:
         self.judge_tokens: dict[str, bytes] = {}
         self.failures: OrderedDict[str, tuple[int, float]] = OrderedDict()
         self.wrong_in_all = 0       # wrong PINs (from anywhere) since this PIN was made
-        self.replaced = 0           # PINs replaced for wrong tries since the last pairing
-        self.closed_until = 0.0     # no PIN from anyone before this moment
         self.pending: OrderedDict[str, Pending] = OrderedDict()
         self.counters: dict[str, Counters] = {}
         self.reveal: dict[str, bool] = {}
@@ -125,10 +126,16 @@ class Access:
         self.token, self.link_key = secrets.token_urlsafe(24), secrets.token_bytes(32)
         return self.token
 
-    def new_pin(self) -> str:
-        self.pin = f"{secrets.randbelow(10 ** 6):06d}"
+    def new_pin(self, digits: int = PIN_DIGITS) -> str:
+        self.pin = f"{secrets.randbelow(10 ** digits):0{digits}d}"
         self.wrong_in_all = 0
         return self.pin
+
+    def pin_shown(self) -> str:
+        """The PIN as the terminal prints it: a long one in groups of four."""
+        if len(self.pin) <= PIN_DIGITS:
+            return self.pin
+        return " ".join(self.pin[i:i + 4] for i in range(0, len(self.pin), 4))
 
     def link_path(self) -> str:
         """The host link's path and fragment: the fragment is its key and never reaches a server."""
@@ -159,17 +166,18 @@ class Access:
     def pin_wait(self, client: str) -> float:
         """Seconds this client must still wait before its next PIN try (0: go ahead)."""
         failures, until = self.failures.get(client, (0, 0.0))
-        return max(0.0, until - self.clock(), self.closed_until - self.clock())
+        return max(0.0, until - self.clock())
 
     def pin_tries_left(self, client: str) -> int:
-        mine = FREE_PIN_TRIES - self.failures.get(client, (0, 0.0))[0]
-        return max(0, min(mine, PIN_TRIES_IN_ALL - self.wrong_in_all))
+        mine = max(0, FREE_PIN_TRIES - self.failures.get(client, (0, 0.0))[0])
+        return mine if len(self.pin) > PIN_DIGITS else min(mine, PIN_TRIES_IN_ALL - self.wrong_in_all)
 
     def use_pin(self, pin: str, client: str = "", key: bytes | None = None) -> Grant | None:
         """A right PIN (with the key the page agreed) pairs one device; a wrong one counts."""
         if self.pin_wait(client) > 0:
             return None
-        if key is not None and hmac.compare_digest(pin.strip().encode(), self.pin.encode()):
+        typed = "".join(pin.split())   # a long PIN as the terminal groups it, or typed in one run
+        if key is not None and hmac.compare_digest(typed.encode(), self.pin.encode()):
             self.failures.pop(client, None)
             self._spent()
             return self._grant("pin", key)
@@ -177,29 +185,26 @@ class Access:
         return None
 
     def pin_failed(self, client: str) -> None:
-        """A wrong PIN, or a body that is no PIN at all: it counts for the client and for the PIN
-        (while PINs are closed to everyone nothing is weighed, so nothing counts for the PIN)."""
+        """A wrong PIN, or a body that is no PIN at all: it counts for the client and, while the
+        PIN is a 6-digit one, for the PIN (its last wrong try makes it a 12-digit one)."""
         failures = self.failures.pop(client, (0, 0.0))[0] + 1
         pause = 0.0 if failures < FREE_PIN_TRIES else min(LONGEST_PAUSE,
                                                           FIRST_PAUSE * 2 ** (failures - FREE_PIN_TRIES))
         self.failures[client] = (failures, self.clock() + pause)
         while len(self.failures) > CLIENTS_REMEMBERED:
             self.failures.popitem(last=False)
-        if self.closed_until > self.clock():
+        if len(self.pin) > PIN_DIGITS:
             return
         self.wrong_in_all += 1
         if self.wrong_in_all >= PIN_TRIES_IN_ALL:
-            self.closed_until = self.clock() + min(ALL_LONGEST_PAUSE, ALL_FIRST_PAUSE * 2 ** self.replaced)
-            self.replaced += 1
-            self.new_pin()
-            log.warning("%d wrong PINs: a new PIN, and none accepted for a while", PIN_TRIES_IN_ALL)
+            self.new_pin(LONG_PIN_DIGITS)
+            log.warning("%d wrong PINs: a new, %d-digit PIN", PIN_TRIES_IN_ALL, LONG_PIN_DIGITS)
             self.announce("pin_replaced")
 
     def _spent(self) -> None:
         """The terminal's link and PIN pair one device each: both are made anew."""
         self.new_token()
         self.new_pin()
-        self.replaced, self.closed_until = 0, 0.0
 
     def _grant(self, via: str, key: bytes) -> Grant:
         if not self.needs_approval():

@@ -12,7 +12,7 @@ from aiohttp import web
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from voicehost.web.access import ACCESS_KEY, Access, Grant
+from voicehost.web.access import ACCESS_KEY, LONG_PIN_DIGITS, PIN_DIGITS, Access, Grant
 from voicehost.web.devices import b64, decode_key, pin_key
 from voicehost.web.gate import Gate
 from voicehost.web.hub import HUB
@@ -158,11 +158,12 @@ async def _pin_from(request: web.Request) -> tuple[str, bytes]:
     data = await read_json(request)
     pin = data.get("pin") if isinstance(data, dict) else None
     public = decode_key(data.get("pub")) if isinstance(data, dict) else None
-    if not isinstance(pin, str) or len(pin.strip()) != 6 or not pin.strip().isascii() or not pin.strip().isdigit():
+    typed = "".join(pin.split()) if isinstance(pin, str) and len(pin) <= 32 else ""
+    if len(typed) not in (PIN_DIGITS, LONG_PIN_DIGITS) or not typed.isascii() or not typed.isdigit():
         raise Refusal(400, "pin_format")
     if public is None or len(public) != 65:
         raise Refusal(400, "pin_format")
-    return pin.strip(), public
+    return typed, public
 
 
 def add_pages(app: web.Application) -> None:

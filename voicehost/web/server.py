@@ -61,11 +61,11 @@ def _announce(out: TextIO, texts: Texts, access: Access, pair_url: Callable[[], 
     """A pairing event, for whoever sits at the terminal: the next link and PIN,
     a PIN replaced after wrong tries, a device waiting for approval."""
     if what == "paired":
-        line = texts("term_paired", url=pair_url(), pin=access.pin)
+        line = texts("term_paired", url=pair_url(), pin=access.pin_shown())
     elif what == "pin_replaced":
-        line = texts("term_pin_replaced", pin=access.pin)
+        line = texts("term_pin_replaced", pin=access.pin_shown())
     else:
-        line = texts("term_pending", url=pair_url(), pin=access.pin)
+        line = texts("term_pending", url=pair_url(), pin=access.pin_shown())
     out.write(line + "\n")
     out.flush()
 
