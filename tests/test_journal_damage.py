@@ -143,6 +143,29 @@ def test_one_damaged_byte_in_the_answered_last_votes_line_is_refused_naming_it(t
         assert f":{number}: " in capsys.readouterr().err
 
 
+def test_a_damaged_newline_of_the_answered_last_line_is_refused_not_cut_as_torn(tmp_path, capsys):
+    """Issue 30: the newline of a whole, answered last line changed to any other byte was
+    cut as a torn write (the vote lost without a word); a torn write leaves a line's
+    beginning, never all of it and then more. The whole line without its newline is
+    still a torn write (the write stopped just before it)."""
+    path = _journal_of(tmp_path, capsys=capsys)
+    whole = path.read_bytes()
+    lines = whole.split(b"\n")[:-1]
+    number = max(i for i, line in enumerate(lines, 1) if b'"type":"votes"' in line)
+    body, last = b"\n".join(lines[:number - 1]) + b"\n", lines[number - 1]
+    for byte in (b for b in range(256) if b != 0x0A):
+        path.write_bytes(body + last + bytes([byte]))
+        with pytest.raises(JournalError, match=rf"j\.jsonl:{number}: the journal was damaged here"):
+            scan_file(path)
+    path.write_bytes(body + last + b"\x00" + b'{"t": 9')   # and a torn write after it
+    assert main(["replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    _one_line(err)
+    assert f"j.jsonl:{number}: the journal was damaged here" in err
+    path.write_bytes(body + last)
+    assert scan_file(path).torn == len(last)
+
+
 def test_appended_json_that_is_not_in_the_chain_is_refused(tmp_path, capsys):
     path = _journal_of(tmp_path, capsys=capsys)
     lines = path.read_bytes().count(b"\n")

@@ -350,7 +350,24 @@ def scan_bytes(path: Path, data: bytes, *, trust_unkeyed: bool = False) -> Scan:
     scan.last_hash = previous
     scan.end = len(data) - len(lines[-1])
     scan.torn = len(lines[-1])
+    if _newline_damaged(lines[-1], previous, scan.key):
+        raise JournalError(f"{path}:{len(complete) + 1}: the journal was damaged here (a whole line whose "
+                           f"newline is another byte: a torn write never leaves one); it would replay a "
+                           f"different game")
     return scan
+
+
+def _newline_damaged(tail: bytes, previous: str, key: bytes | None) -> bool:
+    """The part after the last newline starts with a whole, checked line and goes on:
+    its newline was damaged (a torn write leaves a line's beginning, never all of it
+    and then more)."""
+    end = tail.find(b'"}')
+    while 0 <= end < len(tail) - 2:
+        split = _split(tail[:end + 2])
+        if split is not None and _parse(split[0]) is not None and split[1] == entry_hash(previous, split[0], key):
+            return True
+        end = tail.find(b'"}', end + 1)
+    return False
 
 
 def scan_file(path: Path, *, trust_unkeyed: bool = False) -> Scan:
