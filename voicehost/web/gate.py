@@ -10,6 +10,7 @@ and are counted, not logged line by line."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import logging
 import resource
@@ -32,6 +33,10 @@ HEADER_SECONDS = 5.0
 HANDSHAKE_SECONDS = 10.0
 TRUSTED_REMEMBERED = 64
 QUIET_SECONDS = 60.0     # at most one log line per minute about refused connections
+# What accept() fails with when the process or the system is out of files or memory:
+# asyncio logs each with a traceback and tries again a second later.
+SERVER = "voicehost"   # the Server header: no version of Python or aiohttp for a scanner to match
+OUT_OF_RESOURCES = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
 def connections_in_all() -> int:
@@ -59,6 +64,27 @@ class Gate:
         self.timed_out = 0
         self.bad_requests = 0
         self._said = 0.0
+
+    def quiet_loop_errors(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Out of open files, say so in one line a minute, not a traceback a second
+        (asyncio's accept loop reports each failed accept); other errors as before."""
+        previous = loop.get_exception_handler()
+        said, since = [-QUIET_SECONDS], [0]
+
+        def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+            exc = context.get("exception")
+            if isinstance(exc, OSError) and exc.errno in OUT_OF_RESOURCES:
+                since[0] += 1
+                now = time.monotonic()
+                if now - said[0] >= QUIET_SECONDS:
+                    log.warning("out of open files (%s): new connections wait; %d accepts failed since the "
+                                "last such line", exc.strerror, since[0])
+                    said[0], since[0] = now, 0
+            elif previous is not None:
+                previous(loop, context)
+            else:
+                loop.default_exception_handler(context)
+        loop.set_exception_handler(handler)
 
     def trust(self, address: str) -> None:
         """An address that proved a paired device (or named the TV's key): it may use the reserve."""
@@ -139,6 +165,7 @@ class GatedHandler(RequestHandler):
         response = web.Response(status=status if 400 <= status < 500 else 400, text=body,
                                 content_type="application/json")
         response.force_close()
+        response.headers["Server"] = SERVER
         return response
 
     @property

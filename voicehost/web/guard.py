@@ -12,6 +12,7 @@ from typing import Any
 from aiohttp import web
 
 from voicehost.web.access import ACCESS_KEY, BODY, HEADERS, Access
+from voicehost.web.gate import SERVER
 from voicehost.web.hub import HUB
 from voicehost.web.padding import pad_response
 from voicehost.web.pages import TLS_PORT
@@ -94,6 +95,16 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
             if not request.path.startswith(UNPADDED):
                 pad_response(response)
     return response
+
+
+HSTS = "max-age=31536000"   # on the HTTPS port: a phone that paired there never falls back to plain HTTP
+
+
+async def last_headers(request: web.BaseRequest, response: web.StreamResponse) -> None:
+    """On every answer just before it is sent, live channels and files included."""
+    response.headers["Server"] = SERVER
+    if request.secure:
+        response.headers.setdefault("Strict-Transport-Security", HSTS)
 
 
 def _plain(path: str) -> bool:

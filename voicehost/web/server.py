@@ -25,7 +25,7 @@ from voicehost.web.access import ACCESS_KEY, Access, allowed_hosts
 from voicehost.web.api import PAGE_INPUTS, add_api
 from voicehost.web.devices import Devices, devices_file
 from voicehost.web.gate import Gate, GatedSite
-from voicehost.web.guard import guard
+from voicehost.web.guard import guard, last_headers
 from voicehost.web.hub import HUB, Hub, host_socket, overlay_socket, table_socket
 from voicehost.web.lan import lan_address, local_names
 from voicehost.web.pages import BASE_URL, FINGERPRINT, GATE, OUT, PAIR_URL, STATIC, TLS_PORT, add_pages, render_page
@@ -40,6 +40,7 @@ def make_app(live: LiveTable, access: Access, hub: Hub, out: TextIO, pair_url: C
     """The page's app. With `tls_port` (the LAN), only the public board is served over
     plain HTTP; everything else there redirects to HTTPS on that port."""
     app = web.Application(middlewares=[guard], client_max_size=16 * 1024)
+    app.on_response_prepare.append(last_headers)
     app[ACCESS_KEY], app[HUB], app[OUT], app[PAIR_URL] = access, hub, out, pair_url
     app[TEXTS_KEY] = hub.texts
     app[BASE_URL] = base_url or (lambda: pair_url().rsplit("/pair/", 1)[0])
@@ -164,6 +165,7 @@ async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port:
     access = Access(set(), devices)
     hub = Hub(live, asyncio.get_running_loop(), access=access, overlay_delay=config.web.overlay_delay)
     gate = Gate(hub.texts)
+    gate.quiet_loop_errors(asyncio.get_running_loop())
     context, print_fp = (table_certificate(tls_file(keep), ("localhost", "127.0.0.1", *names))
                          if lan else (None, ""))
     ports = {"http": port, "https": port + 1 if lan and port else 0}

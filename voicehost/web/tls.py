@@ -72,6 +72,10 @@ def _usable(pem: str) -> bool:
     return certificate.not_valid_after_utc > datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=1)
 
 
+# TLS 1.2: forward-secret AEAD suites only (no CBC: its padding oracles, Lucky 13).
+TLS12_CIPHERS = "ECDHE+AESGCM:ECDHE+CHACHA20"
+
+
 def table_certificate(path: Path | None, names: Iterable[str]) -> tuple[ssl.SSLContext, str]:
     """The server's TLS context and fingerprint: the certificate kept at `path`, or a
     new one (kept there, 0600); in memory only when there is no journal."""
@@ -93,6 +97,7 @@ def table_certificate(path: Path | None, names: Iterable[str]) -> tuple[ssl.SSLC
                 log.warning("cannot keep the certificate in %s (%s): a restart makes a new one", path, exc)
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.set_ciphers(TLS12_CIPHERS)   # TLS 1.3's suites are all AEAD already
     with tempfile.TemporaryDirectory(prefix="voicehost-tls-") as folder:
         loaded = Path(folder) / "table.pem"
         loaded.write_text(pem, "ascii")
