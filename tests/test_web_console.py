@@ -28,15 +28,18 @@ SHOTS = ROOT / "tests" / "web" / "screenshots"
 SETTINGS = ["speech_seconds=40", "warning_seconds=0", "mafia_meet_seconds=1", "don_seconds=6",
             "sheriff_seconds=12", "number_call_seconds=0.1", "vote_seconds=0.2", "last_word_seconds=40",
             "tie_speech_seconds=5"]
-# What a screen reader is told: each line added to the polite and the assertive logs.
+# What a screen reader is told: each line added to the polite and the assertive logs
+# (an update's lines come to the host's log as one block of lines).
 RECORDER = """
 window.__polite = []; window.__assertive = [];
+const linesOf = (n) => (n.querySelectorAll && n.querySelector('p') ? [...n.querySelectorAll('p')] : [n])
+  .map((line) => line.textContent);
 document.addEventListener('DOMContentLoaded', () => {
   for (const [id, into] of [['status', window.__polite], ['answer-live', window.__assertive],
                             ['lines', window.__polite]]) {
     const node = document.getElementById(id);
     if (node) new MutationObserver((records) => { for (const r of records) for (const n of r.addedNodes)
-      into.push(n.textContent); }).observe(node, {childList: true});
+      into.push(...linesOf(n)); }).observe(node, {childList: true});
   }
 });
 """

@@ -34,14 +34,15 @@ SERVER_WAIT = 60_000
 SETTINGS = ["speech_seconds=40", "warning_seconds=0", "mafia_meet_seconds=1", "don_seconds=12",
             "sheriff_seconds=12", "number_call_seconds=0.1", "vote_seconds=0.2", "last_word_seconds=40",
             "tie_speech_seconds=5"]
-# What a screen reader is told: every line added to the polite log, every
-# assertive announcement.
+# What a screen reader is told: every line added to the polite log (an update's
+# lines come as one block of lines), every assertive announcement.
 RECORDER = """
 window.__polite = []; window.__assertive = [];
 document.addEventListener('DOMContentLoaded', () => {
   const status = document.getElementById('status'), answer = document.getElementById('answer-live');
   if (status) new MutationObserver((records) => { for (const r of records) for (const n of r.addedNodes)
-    window.__polite.push(n.textContent); }).observe(status, {childList: true});
+    window.__polite.push(...[...n.querySelectorAll('p')].map((p) => p.textContent)); })
+    .observe(status, {childList: true});
   if (answer) new MutationObserver((records) => { for (const r of records) for (const n of r.addedNodes)
     window.__assertive.push(n.textContent); }).observe(answer, {childList: true});
 });

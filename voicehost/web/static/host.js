@@ -413,8 +413,8 @@ function renderVotes(s) {
   if (tallyPrompted !== key) {
     tallyPrompted = key;
     const first = s.candidates[0];
-    say(s.candidates.length > 1 ? T("tally_prompt", { seat: first })
-      : T("tally_prompt_last", { seat: first, count: s.voters }));
+    say([{ text: s.candidates.length > 1 ? T("tally_prompt", { seat: first })
+      : T("tally_prompt_last", { seat: first, count: s.voters }) }]);
   }
 }
 
@@ -592,15 +592,23 @@ function renderDevices(s) {
   }
 }
 
-/* Every public line of an update goes to the polite log, not only the newest. */
+/* Every public line of an update goes to the polite log, not only the newest, and in
+   one insertion (a block of lines): lines inserted one by one were spoken out of
+   their order ("Голоса разделились" before the counts). */
 const STATUS_LINES = 80;
-function say(text, className) {
-  const line = document.createElement("p");
-  line.textContent = text;
-  if (className) line.className = className;
-  $("status").appendChild(line);
-  while ($("status").children.length > STATUS_LINES) $("status").removeChild($("status").firstChild);
-  $("status").scrollTop = $("status").scrollHeight;  // the newest line in view
+function say(lines) {
+  if (!lines.length) return;
+  const block = document.createElement("div");
+  for (const { text, className } of lines) {
+    const line = document.createElement("p");
+    line.textContent = text;
+    if (className) line.className = className;
+    block.appendChild(line);
+  }
+  const log = $("status");
+  log.appendChild(block);
+  while (log.children.length > 1 && log.querySelectorAll("p").length > STATUS_LINES) log.removeChild(log.firstChild);
+  log.scrollTop = log.scrollHeight;  // the newest line in view
 }
 
 /* The public lines not yet told, all of them: after a lost link too, with a line saying so. */
@@ -608,8 +616,9 @@ function announce(s, again) {
   const lines = s.log.filter((entry) => !entry.private);
   if (lastLine !== null) {
     const missed = lines.filter((entry) => entry.n > lastLine);
-    if (again && missed.length) say(T("missed_lines", { count: missed.length }), "missed");
-    for (const entry of missed) say(entry.text);
+    const told = missed.map((entry) => ({ text: entry.text }));
+    if (again && missed.length) told.unshift({ text: T("missed_lines", { count: missed.length }), className: "missed" });
+    say(told);
   }
   const newest = s.log.length ? s.log[s.log.length - 1].n : 0;
   lastLine = Math.max(lastLine || 0, newest);

@@ -126,29 +126,49 @@ async function pairWithPin(pin, onWaiting) {
   return finishPairing(response, key, onWaiting);
 }
 
-/* The devices waiting for approval, each with its code (shown on that device) and two buttons. */
+/* The devices waiting for approval, each with its code (shown on that device) and two
+   buttons. The section is a polite live region and every state push calls this: it
+   changes the page only when a device comes or goes (a line added or removed, the
+   others and their focused buttons left alone), so a screen reader hears each change
+   once and the focus stays where the host put it. */
 function renderPending(state, section) {
   if (!section) return;
+  section.vhCsrf = state && state.csrf;
   const waiting = (state && state.pending) || [];
-  section.hidden = waiting.length === 0;
-  while (section.firstChild) section.removeChild(section.firstChild);
-  if (!waiting.length) return;
-  const title = document.createElement("h2");
-  title.textContent = T("pending_title");
-  section.appendChild(title);
-  waiting.forEach((device) => {
-    const line = document.createElement("p");
-    line.textContent = T("pending_line", { code: device.code, via: device.via }) + " ";
-    ["approve", "refuse"].forEach((verdict) => {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.textContent = T("pending_" + verdict, { code: device.code });
-      button.addEventListener("click", () => signedFetch("/api/devices/pending/" + device.id + "/" + verdict, {
-        method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": state.csrf }, body: "{}" }));
-      line.appendChild(button);
-    });
-    section.appendChild(line);
+  const lines = new Map([...section.querySelectorAll("p[data-device]")].map((p) => [p.dataset.device, p]));
+  const wanted = new Set(waiting.map((device) => device.id));
+  const focused = section.contains(document.activeElement);
+  for (const [id, line] of lines) if (!wanted.has(id)) line.remove();
+  if (!waiting.length) {  // a focus inside is lost with it: the host's page moves it on (keepFocus)
+    if (!section.hidden) section.hidden = true;
+    return;
+  }
+  if (!section.querySelector("h2")) {
+    const title = document.createElement("h2");
+    title.textContent = T("pending_title");
+    title.tabIndex = -1;
+    section.prepend(title);
+  }
+  waiting.filter((device) => !lines.has(device.id)).forEach((device) => section.appendChild(pendingLine(device, section)));
+  if (section.hidden) section.hidden = false;
+  if (focused && !section.contains(document.activeElement)) {  // its device went: the next one, or the title
+    (section.querySelector("p[data-device] button") || section.querySelector("h2")).focus();
+  }
+}
+
+function pendingLine(device, section) {
+  const line = document.createElement("p");
+  line.dataset.device = device.id;
+  line.textContent = T("pending_line", { code: device.code, via: T("pending_via_" + device.via) }) + " ";
+  ["approve", "refuse"].forEach((verdict) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = T("pending_" + verdict, { code: device.code });
+    button.addEventListener("click", () => signedFetch("/api/devices/pending/" + device.id + "/" + verdict, {
+      method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": section.vhCsrf }, body: "{}" }));
+    line.appendChild(button);
   });
+  return line;
 }
 
 document.addEventListener("click", async (event) => {

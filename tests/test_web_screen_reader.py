@@ -1,0 +1,163 @@
+"""Issue 30, items 6-8, in a real browser (chromium): what a screen reader is given.
+A device waiting for approval is one change of its live region, not one a second,
+and its buttons keep the focus; one update's lines go to the polite log in one
+insertion, in their order; focus moves land on labelled targets; the page
+reconnects soon after the table is back; the offline board stays readable;
+typing a seat number in a seat list picks that seat."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from tests.browserparts import CHROMIUM, FLAGS, free_port
+from tests.conftest import ROOT
+
+SHORT = ["last_word_seconds=2", "speech_seconds=20", "warning_seconds=0", "number_call_seconds=0.1",
+         "don_seconds=2", "sheriff_seconds=8", "vote_seconds=0.2", "tie_speech_seconds=2"]
+
+# Every state push the page receives, counted (the host's channel is a WebSocket).
+PUSHES = """
+(() => {
+  const Native = window.WebSocket;
+  window.__pushes = 0;
+  window.WebSocket = class extends Native {
+    constructor(...args) { super(...args); this.addEventListener('message', () => { window.__pushes += 1; }); }
+  };
+})();
+"""
+# Each insertion into a live region: how many nodes it added, and their lines.
+INSERTIONS = """
+window.__insertions = {};
+document.addEventListener('DOMContentLoaded', () => {
+  for (const id of ['status', 'pending']) {
+    const seen = window.__insertions[id] = [];
+    new MutationObserver((records) => { for (const r of records) seen.push({
+      added: r.addedNodes.length, removed: r.removedNodes.length, type: r.type,
+      lines: [...r.addedNodes].flatMap((n) => n.querySelector && n.querySelector('p')
+        ? [...n.querySelectorAll('p')].map((p) => p.textContent) : [n.textContent])}); })
+      .observe(document.getElementById(id), {childList: true, subtree: true, characterData: true,
+                                             attributes: true});
+  }
+});
+"""
+
+
+@pytest.fixture
+def served(tmp_path):
+    port = free_port()
+    args = [sys.executable, "-m", "voicehost", "serve", "--port", str(port), "--journal",
+            str(tmp_path / "journal.jsonl"), "--script", str(ROOT / "tests/web/short_game.jsonl")]
+    for pair in SHORT:
+        args += ["--set", pair]
+    log = tmp_path / "serve.log"
+    proc = subprocess.Popen(args, stdout=log.open("w"), stderr=subprocess.STDOUT,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    deadline, url = time.monotonic() + 30, None
+    while url is None:
+        assert time.monotonic() < deadline and proc.poll() is None, log.read_text("utf-8")
+        match = re.search(r"Страница ведущего: (\S+)", log.read_text("utf-8"))
+        url = match.group(1) if match else None
+        time.sleep(0.1)
+    yield url, f"http://127.0.0.1:{port}", log
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def _newest_pin(log) -> str:
+    return re.findall(r"(?:введите PIN|новым PIN|или PIN) (\d{6})", log.read_text("utf-8"))[-1]
+
+
+def _ask_with_pin(browser, base: str, log) -> None:
+    laptop = browser.new_context().new_page()
+    laptop.goto(base + "/pin")
+    laptop.get_by_label(re.compile("^PIN из терминала")).fill(_newest_pin(log))
+    laptop.get_by_role("button", name="Войти").click()
+    expect(laptop.locator("#error")).to_contain_text("Код этого устройства", timeout=10_000)
+
+
+def _host(browser, url: str):
+    phone = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    phone.add_init_script(PUSHES)
+    phone.add_init_script(INSERTIONS)
+    phone.goto(url)
+    expect(phone.locator("#conn")).to_have_text("на связи", timeout=10_000)
+    return phone
+
+
+def _pushes_later(page, count: int) -> None:
+    """Until `count` more state pushes have reached the page (each second at least)."""
+    start = page.evaluate("() => window.__pushes")
+    page.wait_for_function(f"() => window.__pushes >= {start + count}", timeout=15_000)
+
+
+def test_a_waiting_device_is_one_change_of_the_live_region_and_its_buttons_keep_the_focus(served):
+    url, base, log = served
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        phone = _host(browser, url)
+        _ask_with_pin(browser, base, log)
+        pending = phone.locator("#pending")
+        expect(pending).to_be_visible(timeout=10_000)
+        expect(pending).to_contain_text("(по PIN)")
+        assert "(pin)" not in pending.text_content() and "(link)" not in pending.text_content()
+        refuse = phone.get_by_role("button", name=re.compile("^Отказать устройству"))
+        refuse = phone.get_by_role("button", name=refuse.text_content(), exact=True)   # this device's, by its code
+        refuse.focus()
+        before = len(phone.evaluate("() => window.__insertions.pending"))
+        _pushes_later(phone, 3)
+        assert len(phone.evaluate("() => window.__insertions.pending")) == before, \
+            "the waiting device was rendered again on a push that changed nothing"
+        expect(refuse).to_be_focused()
+
+        # A second device: one line added, nothing else touched, the focus where it was.
+        _ask_with_pin(browser, base, log)
+        expect(pending.locator("p")).to_have_count(2, timeout=10_000)
+        _pushes_later(phone, 2)
+        changes = phone.evaluate("() => window.__insertions.pending")[before:]
+        assert [(c["type"], c["added"], c["removed"]) for c in changes] == [("childList", 1, 0)], changes
+        assert re.match(r"Устройство с кодом \d{4} \(по PIN\)", changes[0]["lines"][0]), changes
+        expect(refuse).to_be_focused()
+        browser.close()
+
+
+def test_one_updates_lines_are_one_insertion_in_their_order(served):
+    url, base, log = served
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        phone = _host(browser, url)
+        expect(phone.locator("#phase")).to_contain_text("Подсчёт голосов", timeout=10_000)
+        phone.get_by_label("За то, чтобы ушёл игрок 4").fill("4")   # 4 and 4 of 8: a tie
+        phone.get_by_role("button", name="Записать голоса").click()
+        expect(phone.locator("#status")).to_contain_text("Голоса разделились", timeout=10_000)
+        # The tie's speeches, then the re-vote: 5 votes of 8 for 4.
+        expect(phone.locator("#status p", has_text="Введите голоса за игрока номер 4")).to_have_count(2, timeout=30_000)
+        phone.get_by_label("За то, чтобы ушёл игрок 4").fill("5")
+        phone.get_by_role("button", name="Записать голоса").click()
+        phone.get_by_label("Выстрел мафии", exact=True).select_option("1", timeout=20_000)
+        phone.get_by_role("button", name="Записать выстрел").click()
+        phone.get_by_label("Проверка Шерифа", exact=True).select_option("2", timeout=15_000)
+        phone.get_by_role("button", name="Проверить").last.click()
+        expect(phone.locator("#status")).to_contain_text("Этой ночью убит игрок номер 1", timeout=30_000)
+        _pushes_later(phone, 2)
+        insertions = [i for i in phone.evaluate("() => window.__insertions.status") if i["added"]]
+        assert all(i["added"] == 1 for i in insertions), insertions   # one update, one insertion
+        said = [line for i in insertions for line in i["lines"]]
+        state = phone.evaluate("() => state.log.filter((e) => !e.private).map((e) => e.text)")
+        prompts = [line for line in said if line not in state]   # the page's own tally prompts
+        heard = [line for line in said if line not in prompts]
+        assert heard == state[len(state) - len(heard):], (heard, state)
+        tie = next(i["lines"] for i in insertions if any("Голоса разделились" in x for x in i["lines"]))
+        split = next(n for n, x in enumerate(tie) if "Голоса разделились" in x)
+        assert split == 2 and all(x.startswith("Против игрока номер") for x in tie[:split]), tie  # counts first
+        morning = next(i["lines"] for i in insertions if any("убит" in x for x in i["lines"]))
+        killed = next(n for n, x in enumerate(morning) if "убит" in x)
+        last_word = [n for n, x in enumerate(morning) if x.startswith("Последнее слово")]
+        assert last_word and all(n > killed for n in last_word), morning   # who died, then the last word
+        browser.close()
+
