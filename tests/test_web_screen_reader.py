@@ -161,3 +161,33 @@ def test_one_updates_lines_are_one_insertion_in_their_order(served):
         assert last_word and all(n > killed for n in last_word), morning   # who died, then the last word
         browser.close()
 
+
+def _typed_play(tmp_path, *extra: str, terminal: bool = False) -> str:
+    """`run --text --serve` with its output to a file, or to a terminal (a pty): what it printed."""
+    command = [sys.executable, "-m", "voicehost", "run", "--text", "--mute", "--serve", "--port", "0",
+               "--journal", str(tmp_path / f"g{len(list(tmp_path.iterdir()))}.jsonl"), *extra]
+    if not terminal:
+        proc = subprocess.run(command, input="/quit\n", capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+    import pty
+    main, side = pty.openpty()
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=side, stderr=subprocess.STDOUT)
+    os.close(side)
+    printed, deadline = b"", time.monotonic() + 30
+    while "Оверлей".encode() not in printed:
+        assert time.monotonic() < deadline, printed.decode("utf-8", "replace")
+        printed += os.read(main, 65536)
+    proc.communicate(b"/quit\n", timeout=30)
+    os.close(main)
+    return printed.decode("utf-8", "replace")
+
+
+def test_the_qr_code_is_left_out_with_no_qr_and_for_typed_play_written_to_no_terminal(tmp_path):
+    """The QR code's 22 lines of block characters are noise on a braille display."""
+    to_file = _typed_play(tmp_path)
+    assert "Страница ведущего: http" in to_file and "▀" not in to_file and "▄" not in to_file
+    to_terminal = _typed_play(tmp_path, terminal=True)
+    assert "Страница ведущего: http" in to_terminal and "▀" in to_terminal
+    asked = _typed_play(tmp_path, "--no-qr", terminal=True)
+    assert "Страница ведущего: http" in asked and "▀" not in asked

@@ -77,6 +77,12 @@ def _rules(args: argparse.Namespace) -> RuleOptions:
     return load_settings(args.config, args.ruleset, args.overrides)[1]
 
 
+def _qr_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-qr", action="store_true",
+                        help="leave the pairing link's QR code (lines of block characters, noise on a braille "
+                             "display) out of the terminal; run --text leaves it out when its output is no terminal")
+
+
 def _trust_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trust-unkeyed", action="store_true",
                         help="read a journal of version 3 or 4, whose checks have no key: anyone could have "
@@ -142,6 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--show-private", action="store_true",
                      help="print the host's private answers here even while the page serves them")
     _trust_arg(run)
+    _qr_arg(run)
     _rules_args(run)
 
     train = sub.add_parser("train", help="practise the nomination phrase")
@@ -154,6 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--journal", type=Path, default=None)
     serve.add_argument("--lan", action="store_true", help="serve on the LAN address")
     serve.add_argument("--port", type=_port, default=None, help="the port (default 8765)")
+    _qr_arg(serve)
     _rules_args(serve)
 
     devices = sub.add_parser("devices", help="list the audio devices, their channels, and the mapped ones")

@@ -42,6 +42,7 @@ class RunOptions:
     show_private: bool = False
     series: str | None = None
     trust_unkeyed: bool = False   # --resume an unkeyed journal (versions 3, 4), trusting the file
+    qr: bool = True               # the pairing link's QR code in the terminal (--no-qr)
     out: TextIO = field(default=sys.stdout)
     # What else the host typed that a resume needs as it was: --config, --ruleset, --set.
     settings: tuple[str, ...] = ()

@@ -53,7 +53,15 @@ def options_from(args: argparse.Namespace, out: TextIO) -> RunOptions:
                       protocol=args.protocol, roles=args.roles, mute=args.mute, serve=args.serve,
                       lan=args.lan, port=args.port, show_private=getattr(args, "show_private", False),
                       series=getattr(args, "series", None), out=out, settings=_settings_words(args),
-                      trust_unkeyed=getattr(args, "trust_unkeyed", False))
+                      trust_unkeyed=getattr(args, "trust_unkeyed", False), qr=_qr(args, out))
+
+
+def _qr(args: argparse.Namespace, out: TextIO) -> bool:
+    """The QR code's block characters only where someone looks at a terminal: not with
+    --no-qr, nor typed play written to a file or a braille display's pipe."""
+    if getattr(args, "no_qr", False):
+        return False
+    return not (args.text and not (hasattr(out, "isatty") and out.isatty()))
 
 
 def _settings_words(args: argparse.Namespace) -> tuple[str, ...]:
@@ -151,7 +159,7 @@ async def _page(live: LiveTable, config: Config, options: RunOptions, shared: Ev
         return
     from voicehost.web.server import start_server
 
-    server = await start_server(live, config, lan=options.lan, port=options.port, out=options.out)
+    server = await start_server(live, config, lan=options.lan, port=options.port, out=options.out, qr=options.qr)
     try:
         yield server
     finally:
@@ -223,7 +231,8 @@ async def _live(config: Config, rules: RuleOptions, options: RunOptions, stdin: 
     if evening is not None and options.page:   # the page stays up, and its phones paired, all evening
         from voicehost.web.evening import EveningPage
 
-        shared = EveningPage(evening, config, lan=options.lan, port=options.port, out=options.out, lines=lines)
+        shared = EveningPage(evening, config, lan=options.lan, port=options.port, out=options.out, lines=lines,
+                             qr=options.qr)
     try:
         while True:
             if evening is not None:
@@ -378,7 +387,7 @@ def serve(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
 
 async def _serve_forever(live: LiveTable, config: Config, args: argparse.Namespace, out: TextIO) -> None:
     live.bind(asyncio.get_running_loop())
-    options = RunOptions(serve=True, lan=args.lan, port=args.port, out=out)
+    options = RunOptions(serve=True, lan=args.lan, port=args.port, out=out, qr=not args.no_qr)
     stop = asyncio.Event()
     with _interrupts(stop):
         async with _page(live, config, options):

@@ -22,9 +22,9 @@ class EveningPage:
     the series' (EVENING_FILE), so a crash and `run --series` again keep the phones."""
 
     def __init__(self, evening: Evening, config: Any, *, lan: bool, port: int | None, out: TextIO,
-                 lines: asyncio.Queue[str | None]) -> None:
+                 lines: asyncio.Queue[str | None], qr: bool = True) -> None:
         self.desk = SeriesDesk(evening, next_game=lambda: lines.put_nowait("/new"))
-        self.config, self.lan, self.port, self.out = config, lan, port, out
+        self.config, self.lan, self.port, self.out, self.qr = config, lan, port, out, qr
         self.server: PageServer | None = None
 
     async def attach(self, live: LiveTable, refile: Callable[[], object]) -> PageServer:
@@ -33,7 +33,7 @@ class EveningPage:
         if self.server is None:
             fresh_evening(self.desk.keep, time.time())
             self.server = await start_server(live, self.config, lan=self.lan, port=self.port, out=self.out,
-                                             desk=self.desk)
+                                             desk=self.desk, qr=self.qr)
         else:
             switch_table(self.server.runner.app[HUB], live)
         return self.server

@@ -72,7 +72,7 @@ def _announce(out: TextIO, texts: Texts, access: Access, pair_url: Callable[[], 
 
 
 def print_pairing(out: TextIO, url: str, pin: str, table_url: str, texts: Texts | None = None,
-                  fingerprint: str = "") -> None:
+                  fingerprint: str = "", qr: bool = True) -> None:
     """The link, the PIN and the link's QR code, written at once: whoever reads the
     terminal (or its log) finds the link and its code together. On the LAN, the
     certificate's fingerprint too, to compare with the phone's browser."""
@@ -82,16 +82,20 @@ def print_pairing(out: TextIO, url: str, pin: str, table_url: str, texts: Texts 
     lines.write(texts("term_pairing", url=url, base=base, pin=pin, table=table_url) + "\n")
     if fingerprint:
         lines.write(texts("term_fingerprint", fingerprint=fingerprint) + "\n")
-    try:
-        import qrcode  # no stubs; only QRCode, add_data, print_ascii are used
-
-        code = qrcode.QRCode(border=1)
-        code.add_data(url)
-        code.print_ascii(out=lines, invert=True)
-    except ImportError:
-        pass
+    if qr:   # not with --no-qr, nor typed play whose output is no terminal
+        _print_qr(lines, url)
     out.write(lines.getvalue())
     out.flush()
+
+
+def _print_qr(lines: io.StringIO, url: str) -> None:
+    try:
+        import qrcode  # no stubs; only QRCode, add_data, print_ascii are used
+    except ImportError:
+        return
+    code = qrcode.QRCode(border=1)
+    code.add_data(url)
+    code.print_ascii(out=lines, invert=True)
 
 
 def print_overlay(out: TextIO, public: str, secure: str, hub: Hub) -> None:
@@ -149,7 +153,7 @@ async def _listen(runner: web.AppRunner, bind: str, ports: dict[str, int], gate:
 
 
 async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port: int | None = None,
-                       out: TextIO = sys.stdout, desk: SeriesDesk | None = None) -> PageServer:
+                       out: TextIO = sys.stdout, desk: SeriesDesk | None = None, qr: bool = True) -> PageServer:
     """Serve the page: on this machine over plain HTTP, or (lan) on every interface
     over HTTPS with the table's own certificate on port + 1, the plain HTTP port
     keeping only the public board and redirecting the rest. With a series' `desk`,
@@ -193,7 +197,7 @@ async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port:
     pump = asyncio.create_task(hub.pump(), name="web-pump")
     public = f"http://{shown}:{ports['http']}"
     table = f"{public}/table?tv={devices.tv}"
-    print_pairing(out, pair_url(), access.pin, table, hub.texts, print_fp)
+    print_pairing(out, pair_url(), access.pin_shown(), table, hub.texts, print_fp, qr=qr)
     print_overlay(out, public, base(), hub)
     return PageServer(runner, pump, access, base())
 
