@@ -191,3 +191,35 @@ def test_the_qr_code_is_left_out_with_no_qr_and_for_typed_play_written_to_no_ter
     assert "Страница ведущего: http" in to_terminal and "▀" in to_terminal
     asked = _typed_play(tmp_path, "--no-qr", terminal=True)
     assert "Страница ведущего: http" in asked and "▀" not in asked
+
+
+def test_after_a_link_drop_the_page_is_back_within_2_s_of_the_table(served):
+    """The page's retries grew to 10 s apart: after a drop of 16 s it came back up to
+    10 s after the table did."""
+    url, base, log = served
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        phone = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+        link = {"down": False, "sockets": []}
+
+        def channel(socket) -> None:
+            if link["down"]:
+                socket.close()
+                return
+            socket.connect_to_server()
+            link["sockets"].append(socket)
+
+        phone.route_web_socket(re.compile(r"/api/ws(\?|$)"), channel)
+        phone.goto(url)
+        conn = phone.locator("#conn")
+        expect(conn).to_have_text("на связи", timeout=10_000)
+        link["down"] = True
+        for socket in link["sockets"]:
+            socket.close()
+        expect(conn).to_have_text("нет связи, переподключаюсь…", timeout=10_000)
+        phone.wait_for_timeout(16_000)   # the drop lasts: retries that grow would be 8 s apart by now
+        link["down"] = False
+        back = time.monotonic()
+        expect(conn).to_have_text("на связи", timeout=15_000)
+        assert time.monotonic() - back <= 2.0, time.monotonic() - back
+        browser.close()
