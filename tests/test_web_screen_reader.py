@@ -223,3 +223,66 @@ def test_after_a_link_drop_the_page_is_back_within_2_s_of_the_table(served):
         expect(conn).to_have_text("на связи", timeout=15_000)
         assert time.monotonic() - back <= 2.0, time.monotonic() - back
         browser.close()
+
+
+# The rendered contrast of every piece of text in the board, read from its pixels: the
+# darkest and the lightest pixel of each text-only element's box (its text and what is
+# behind it), whatever opacity or filter the page applies.
+PIXEL_CONTRAST = """async ([png, boxes]) => {
+  const image = new Image();
+  image.src = 'data:image/png;base64,' + png;
+  await image.decode();
+  const canvas = document.createElement('canvas');
+  canvas.width = image.width; canvas.height = image.height;
+  const context = canvas.getContext('2d');
+  context.drawImage(image, 0, 0);
+  const linear = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  return boxes.map(([name, x, y, w, h]) => {
+    const data = context.getImageData(x, y, w, h).data;
+    let low = 1, high = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      const l = 0.2126 * linear(data[i]) + 0.7152 * linear(data[i + 1]) + 0.0722 * linear(data[i + 2]);
+      low = Math.min(low, l); high = Math.max(high, l);
+    }
+    return [name, (high + 0.05) / (low + 0.05)];
+  });
+}"""
+TEXT_BOXES = """() => [...document.querySelectorAll('#board *')]
+  .filter((e) => !['INPUT', 'SELECT', 'OPTION', 'TEXTAREA'].includes(e.tagName) && e.offsetParent !== null
+    && !e.matches(':disabled')   /* an inactive control: no contrast asked of it (WCAG 1.4.3) */
+    && e.childNodes.length && [...e.childNodes].every((n) => n.nodeType === 3) && e.textContent.trim())
+  .map((e) => [e.id || e.textContent.trim().slice(0, 30), e.getBoundingClientRect()])
+  .filter(([, r]) => r.width > 4 && r.height > 4 && r.top >= 0 && r.bottom <= innerHeight)
+  .map(([name, r]) => [name, Math.floor(r.left), Math.floor(r.top), Math.ceil(r.width), Math.ceil(r.height)])"""
+
+
+def test_the_offline_board_keeps_every_text_at_4_5_to_1(served):
+    """The board dimmed to opacity .55 while the link was down: its text measured 4.22:1."""
+    import base64
+    url, base, log = served
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        phone = browser.new_context(viewport={"width": 900, "height": 1400}).new_page()
+        link = {"down": False, "sockets": []}
+
+        def channel(socket) -> None:
+            if link["down"]:
+                socket.close()
+                return
+            socket.connect_to_server()
+            link["sockets"].append(socket)
+
+        phone.route_web_socket(re.compile(r"/api/ws(\?|$)"), channel)
+        phone.goto(url)
+        expect(phone.locator("#phase")).to_contain_text("Подсчёт голосов", timeout=10_000)
+        link["down"] = True
+        for socket in link["sockets"]:
+            socket.close()
+        expect(phone.locator("#board")).to_have_class(re.compile("stale"), timeout=10_000)
+        boxes = phone.evaluate(TEXT_BOXES)
+        assert len(boxes) > 10, boxes
+        shot = base64.b64encode(phone.screenshot()).decode()
+        measured = phone.evaluate(PIXEL_CONTRAST, [shot, boxes])
+        low = [(name, round(ratio, 2)) for name, ratio in measured if ratio < 4.5]
+        assert not low, low
+        browser.close()
