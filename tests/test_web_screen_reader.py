@@ -286,3 +286,27 @@ def test_the_offline_board_keeps_every_text_at_4_5_to_1(served):
         low = [(name, round(ratio, 2)) for name, ratio in measured if ratio < 4.5]
         assert not low, low
         browser.close()
+
+
+def test_typing_a_seat_number_in_a_seat_list_picks_that_seat(served):
+    url, base, log = served
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        phone = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+        phone.goto(url)
+        expect(phone.locator("#phase")).to_contain_text("Подсчёт голосов", timeout=10_000)
+        phone.get_by_label("За то, чтобы ушёл игрок 4").fill("6")
+        phone.get_by_role("button", name="Записать голоса").click()
+        shot = phone.locator("#shot-seat")   # the night's seat list, focused by the page when it opens
+        expect(shot).to_be_focused(timeout=20_000)
+        phone.keyboard.press("3")
+        expect(shot).to_have_value("3")
+        phone.keyboard.press("1")
+        phone.keyboard.press("0")   # within a second: seat 10, not 1 then 0
+        expect(shot).to_have_value("10")
+        phone.wait_for_timeout(1100)   # a pause: the next digit is a number of its own
+        phone.keyboard.press("8")
+        expect(shot).to_have_value("8")
+        phone.keyboard.press("4")   # seat 4 left the table: not in the list, nothing changes
+        expect(shot).to_have_value("8")
+        browser.close()

@@ -93,8 +93,30 @@ function fillSeats(select, seats, extra, short) {
     select.appendChild(option);
   }
   if ([...select.options].some((o) => o.value === current)) select.value = current;
+  select.dataset.seats = "1";
 }
 const PICK = () => [["", T("pick_seat")]];
+
+/* A seat list takes a typed seat number: "3" picks seat 3, "1" then "0" within a
+   second seat 10 (the browser's own type-ahead matched the options' words, "Игрок 3",
+   never the number). */
+let typedSeat = { list: null, digits: "", at: 0 };
+document.addEventListener("keydown", (event) => {
+  const list = event.target;
+  if (!(list instanceof HTMLSelectElement) || !list.dataset.seats || !/^[0-9]$/.test(event.key)
+    || event.altKey || event.ctrlKey || event.metaKey) return;
+  const now = Date.now();
+  const seat = (digits) => [...list.options].find((o) => o.value === digits);
+  let digits = (typedSeat.list === list && now - typedSeat.at < 1000 ? typedSeat.digits : "") + event.key;
+  if (!seat(digits)) digits = event.key;   // no such seat: this digit starts a new number
+  typedSeat = { list, digits, at: now };
+  const option = seat(digits);
+  event.preventDefault();
+  if (!option || option.value === list.value) return;
+  list.value = option.value;
+  list.dispatchEvent(new Event("input", { bubbles: true }));
+  list.dispatchEvent(new Event("change", { bubbles: true }));
+}, true);
 
 function phaseLine(s) {
   const parts = [s.phase];
