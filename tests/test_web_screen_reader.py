@@ -310,3 +310,55 @@ def test_typing_a_seat_number_in_a_seat_list_picks_that_seat(served):
         phone.keyboard.press("4")   # seat 4 left the table: not in the list, nothing changes
         expect(shot).to_have_value("8")
         browser.close()
+
+
+# Every focus event: the element and its words at that moment (what a screen reader says).
+FOCUSES = """
+window.__focus = [];
+document.addEventListener('focusin', (e) => window.__focus.push([e.target.id, e.target.textContent.trim()]), true);
+"""
+
+
+def _focused_name(page) -> tuple[str, str]:
+    """The focused element's role and accessible name, as chromium gives them to a screen reader."""
+    cdp = page.context.new_cdp_session(page)
+    target = cdp.send("Runtime.evaluate", {"expression": "document.activeElement"})["result"]["objectId"]
+    node = cdp.send("Accessibility.getPartialAXTree", {"objectId": target, "fetchRelatives": False})["nodes"][0]
+    cdp.detach()
+    return node["role"]["value"], node.get("name", {}).get("value", "")
+
+
+def _moved_to_a_labelled_target(page) -> None:
+    """The focus sits on an element with a name, and its last focus event said the words it
+    shows now (a heading whose words changed under the focus was focused afresh)."""
+    title = page.locator("#moment-title")
+    role, name = _focused_name(page)
+    assert role not in ("generic", "paragraph", "RootWebArea") and name.strip(), (role, name)
+    last = page.evaluate("() => window.__focus[window.__focus.length - 1]")
+    if last[0] == "moment-title":
+        assert last[1] == title.text_content().strip() == name, (last, name)
+
+
+def test_focus_moves_after_the_shot_and_the_revote_land_on_labelled_targets(served):
+    url, base, log = served
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        phone = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+        phone.add_init_script(FOCUSES)
+        phone.goto(url)
+        title = phone.locator("#moment-title")
+        expect(phone.locator("#phase")).to_contain_text("Подсчёт голосов", timeout=10_000)
+        phone.get_by_label("За то, чтобы ушёл игрок 4").fill("4")   # a tie, then the re-vote
+        phone.get_by_role("button", name="Записать голоса").click()
+        expect(phone.locator("#status p", has_text="Введите голоса за игрока номер 4")).to_have_count(2, timeout=30_000)
+        phone.get_by_label("За то, чтобы ушёл игрок 4").fill("5")
+        phone.get_by_role("button", name="Записать голоса").click()
+        expect(title).to_have_text("Игрок 4: последнее слово", timeout=10_000)
+        _moved_to_a_labelled_target(phone)
+
+        phone.get_by_label("Выстрел мафии", exact=True).select_option("1", timeout=20_000)
+        phone.get_by_role("button", name="Записать выстрел").click()
+        expect(title).to_have_text("проверка Дона", timeout=10_000)   # the shot entered, the Don's window now
+        phone.wait_for_function("() => window.__focus.length && document.activeElement.id === 'moment-title'")
+        _moved_to_a_labelled_target(phone)
+        browser.close()

@@ -675,8 +675,10 @@ function neededControl() {
    open, to the seat's heading), never staying on the button just pressed; when
    the focused control disappears, too. While focus still sits where we put it,
    an input that becomes needed later takes it over. Focus the host moved
-   elsewhere stays where the host put it. */
-let placedFocus = null;
+   elsewhere stays where the host put it. A heading the focus was put on is a
+   labelled target: when its words change under the focus (the shot entered, the
+   Don's check now), it is focused afresh, so a screen reader says the new words. */
+let placedFocus = null, placedWords = "";
 function keepFocus() {
   const active = document.activeElement;
   if (!$("unpaired").hidden) { if (active !== $("repair-pin")) $("repair-pin").focus(); return; }
@@ -686,8 +688,10 @@ function keepFocus() {
   const gone = !active || active === document.body || !visible(active) || active === $("conn");
   if (!gone && !forced && active !== placedFocus) return;
   const target = openSeat !== null ? $("seat-title") : neededControl();
-  if (target && target !== active) target.focus();
+  if (target && target === active && active.tabIndex === -1 && active.textContent !== placedWords) active.blur();
+  if (target && target !== document.activeElement) target.focus();
   placedFocus = target;
+  placedWords = target ? target.textContent : "";
 }
 
 /* ---------------------------------------------------------------- the whole page */
