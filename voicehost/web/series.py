@@ -227,7 +227,8 @@ async def api_series_next(request: web.Request) -> web.Response:
     if not hub.live.over:
         raise Refusal(409, "series_not_over")
     desk.next_after(hub.live)
-    return _desk(request, session.csrf, message=hub.texts("series_next_started"))
+    # The new game starts a moment later: the message is of its first phase, not of this game's end.
+    return _desk(request, session.csrf, message=hub.texts("series_next_started"), message_phase=Phase.SETUP.value)
 
 
 async def _apply(hub: Hub, event: Any) -> None:

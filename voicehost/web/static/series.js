@@ -111,11 +111,21 @@
     order.textContent = picked.length ? T("series_seating_order", { order: orderText(picked) }) : "";
   }
 
-  let shownPhase = null;
+  /* A message is said of one phase: it goes once the game has been seen in that
+     phase and moved on. "Следующая игра" is said of the next game's first phase,
+     which a reply may still precede (the old game's end is not a moment gone by). */
+  let messagePhase = null;
+  let messageSeen = false;
+
+  function say(text, phase) {
+    message.textContent = text;
+    messagePhase = phase;
+    messageSeen = false;
+  }
 
   function render(data) {
-    if (shownPhase !== null && data.phase_id !== shownPhase) message.textContent = "";   // said of a moment gone by
-    shownPhase = data.phase_id;
+    if (data.phase_id === messagePhase) messageSeen = true;
+    else if (messageSeen) say("", null);   // said of a moment gone by
     desk = data;
     if (data.csrf) token = data.csrf;
     section.hidden = !data.between;
@@ -169,8 +179,8 @@
       if (body !== undefined) problem.textContent = data.error || T("bad_input");
       return null;
     }
+    if (body !== undefined) say(data.message || "", data.message_phase || data.phase_id);
     render(data);
-    if (body !== undefined) message.textContent = data.message || "";
     return data;
   }
 
