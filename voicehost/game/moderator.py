@@ -262,6 +262,8 @@ class Moderator(StateView):
             return
         if word.seat is not None and (listening.floor is None or listening.floor.seat != word.seat):
             return   # SPEC §7.1: another seat's channel is never the speaker's words
+        if word.unplaced:
+            return   # SPEC §7.1: an array heard it from a direction that names no seat
         events = listening.listener.hear(word)
         clock.now = max(clock.now, word.end)
         self._run(floors.listener_events(self, events))

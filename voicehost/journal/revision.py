@@ -59,6 +59,9 @@ def revise_json(start: int, places: list[int], new: list[Word] | tuple[Word, ...
     """The journal entry of a revision: the mark, the provisional words' places after it, the final words."""
     seats = {w.seat for w in new}
     entry: JSONObject = {"type": "revise", "from": start, "old": [p - start for p in places]}
+    if any(w.angle is not None for w in new):   # an array heard them: each word with its seat and direction
+        entry["new"] = [[w.word, w.start, w.end, w.seat, w.angle] for w in new]
+        return entry
     if len(seats) > 1:   # the floor passed on within the utterance: each word with its seat
         entry["new"] = [[w.word, w.start, w.end, w.seat] for w in new]
         return entry
@@ -245,7 +248,7 @@ class ReplayRevisions:
         if run is not None:
             items = [[e["word"], e["start"], e["end"]] for e in run]
         if type(start) is not int or not isinstance(offsets, list) or not isinstance(items, list) \
-                or not all(isinstance(i, list) and len(i) in (3, 4) for i in items):
+                or not all(isinstance(i, list) and len(i) in (3, 4, 5) for i in items):
             raise JournalError("its fields are not what a revision holds")
         places: list[int] = []
         for offset in offsets:
@@ -255,6 +258,6 @@ class ReplayRevisions:
                 raise JournalError(f"no provisional word at {offset} after the mark")
             places.append(place)
         seat = event.get("seat")
-        new = parse_words([{"word": i[0], "start": i[1], "end": i[2], "seat": i[3] if len(i) == 4 else seat}
-                           for i in items if isinstance(i, list)], "new")
+        new = parse_words([{"word": i[0], "start": i[1], "end": i[2], "seat": i[3] if len(i) >= 4 else seat,
+                            "angle": i[4] if len(i) == 5 else None} for i in items if isinstance(i, list)], "new")
         return new, places

@@ -147,7 +147,7 @@ def _to_the_millisecond(event: Heard, now: float, game_now: float) -> tuple[Hear
         return event, now
     if now == word.start:
         now = max(game_now, start)
-    return Heard(Word(word.word, start, end, word.conf, word.seat)), now
+    return Heard(Word(word.word, start, end, word.conf, word.seat, word.angle)), now
 
 
 def last_host_input(entries: list[Entry]) -> int | None:

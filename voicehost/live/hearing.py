@@ -46,7 +46,7 @@ def heard_as(word: Word, reacts_to: Callable[[str], bool]) -> Word:
     """A word as the rules hear it: "[unk]" unless they react to it, times to
     the centisecond, no confidence (the journal keeps none)."""
     return Word(word.word if reacts_to(word.word) else UNK, round(word.start, 2), round(word.end, 2),
-                seat=word.seat)
+                seat=word.seat, angle=None if word.angle is None else round(word.angle, 1))
 
 
 def out_of_turn(seat: int, start: float, end: float) -> OutOfTurn:

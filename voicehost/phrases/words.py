@@ -18,17 +18,28 @@ class Word:
     end: float
     conf: float = 1.0
     seat: int | None = None   # whose channel heard it (SPEC §7.1); None: the one shared microphone
+    # The direction it came from, in degrees, with a microphone array (SPEC §7.1):
+    # with no seat it is a direction that names none, never the speaker's word.
+    angle: float | None = None
+
+    @property
+    def unplaced(self) -> bool:
+        """Heard by an array from a direction that names no seat."""
+        return self.seat is None and self.angle is not None
 
     def shifted(self, offset: float) -> Word:
-        return Word(self.word, self.start + offset, self.end + offset, self.conf, self.seat)
+        return Word(self.word, self.start + offset, self.end + offset, self.conf, self.seat, self.angle)
 
     def to_json(self) -> JSONObject:
-        if self.seat is None:
-            return {"word": self.word, "start": self.start, "end": self.end}
-        return {"word": self.word, "start": self.start, "end": self.end, "seat": self.seat}
+        out: JSONObject = {"word": self.word, "start": self.start, "end": self.end}
+        if self.seat is not None:
+            out["seat"] = self.seat
+        if self.angle is not None:
+            out["angle"] = self.angle
+        return out
 
 
-def _number(value: object, where: str, text: str, name: str) -> float:
+def _number(value: object, where: str, text: str, name: str, unit: str = "seconds") -> float:
     if isinstance(value, (int, float)) and type(value) in (int, float):
         try:
             seconds = float(value)
@@ -38,7 +49,7 @@ def _number(value: object, where: str, text: str, name: str) -> float:
             return seconds
     shown = json.dumps(value)
     shown = shown if len(shown) <= 40 else shown[:37] + "..."
-    raise InputError(f"{where} '{text}': {name} must be a number of seconds, got {shown}")
+    raise InputError(f"{where} '{text}': {name} must be a number of {unit}, got {shown}")
 
 
 def parse_word(item: object, where: str = "word") -> Word:
@@ -56,7 +67,12 @@ def parse_word(item: object, where: str = "word") -> Word:
     seat = item.get("seat")
     if seat is not None and (type(seat) is not int or not 1 <= seat <= 99):
         raise InputError(f"{where} '{text}': seat must be a seat number, got {json.dumps(seat)[:40]}")
-    return Word(text.strip(), start, end, conf, seat)
+    angle = item.get("angle")
+    if angle is not None:
+        angle = _number(angle, where, text, "angle", "degrees")
+        if not 0 <= angle <= 360:
+            raise InputError(f"{where} '{text}': angle must be in degrees from 0 to 360, got {angle}")
+    return Word(text.strip(), start, end, conf, seat, angle)
 
 
 def parse_words(items: object, where: str = "words") -> list[Word]:
