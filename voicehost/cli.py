@@ -156,6 +156,15 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--mute", action="store_true", help="print the verdicts, do not speak them")
     _rules_args(train)
 
+    calibrate = sub.add_parser("calibrate", help="measure each seat's direction from the microphone array "
+                                                 "([audio] array) into [table] seats")
+    calibrate.add_argument("--seat", type=int, action="append", default=[], metavar="N",
+                           help="measure only this seat (again); repeatable; the others keep their angles")
+    calibrate.add_argument("--audio-file", type=Path, default=None, metavar="WALK.wav",
+                           help="a multichannel recording of the walk instead of the array, seats in order")
+    calibrate.add_argument("--mute", action="store_true", help="print the lines, do not speak them")
+    _rules_args(calibrate)
+
     serve = sub.add_parser("serve", help="serve the page for a game driven by a simulate script")
     serve.add_argument("--script", type=Path, default=None, metavar="GAME.jsonl")
     serve.add_argument("--journal", type=Path, default=None)
@@ -346,6 +355,12 @@ def cmd_train(args: argparse.Namespace) -> int:
     return session.train(args, sys.stdout, sys.stdin)
 
 
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from voicehost.live.calibration import calibrate
+
+    return calibrate(args, sys.stdout, sys.stdin)
+
+
 def cmd_devices(args: argparse.Namespace) -> int:
     from voicehost.audio import channel_report, list_devices
 
@@ -398,7 +413,8 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 COMMANDS = {"check-phrase": cmd_check_phrase, "check-command": cmd_check_command, "simulate": cmd_simulate,
             "replay": cmd_replay,
-            "bench": cmd_bench, "run": cmd_run, "train": cmd_train, "devices": cmd_devices, "serve": cmd_serve,
+            "bench": cmd_bench, "run": cmd_run, "train": cmd_train, "calibrate": cmd_calibrate, "devices": cmd_devices,
+            "serve": cmd_serve,
             "models": cmd_models, "export": cmd_export, "standings": cmd_standings, "series": cmd_series}
 
 

@@ -10,13 +10,14 @@ phrase files (`grammars_dir`, voicehost.phrasedata). Errors name the key and
 the file they come from."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, get_type_hints
 
 from voicehost import paths, phrasedata
+from voicehost.array import ArrayGeometry, parse_array, parse_seat_angles
 from voicehost.channels import ChannelMap, parse_channels
 from voicehost.errors import ConfigError, VoicehostError
 from voicehost.paths import PRESETS
@@ -32,6 +33,12 @@ class AudioSettings:
     earpiece_device: str = ""     # the host's earpiece; "" = none (private answers: host page only)
     channels: ChannelMap = field(default_factory=ChannelMap)   # host and seats to inputs (voicehost.channels)
     out_of_turn_ms: int = 700     # voice this long on another seat's channel during a floor: a foul suggestion
+    array: ArrayGeometry | None = None   # a microphone array in the middle (voicehost.array); None: none
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    seats: dict[int, float] = field(default_factory=dict)   # each seat's direction from the array, degrees
 
 
 @dataclass(frozen=True)
@@ -85,6 +92,7 @@ class Config:
     web: WebSettings = field(default_factory=WebSettings)
     names: NamesSettings = field(default_factory=NamesSettings)
     host: HostSettings = field(default_factory=HostSettings)
+    table: TableSettings = field(default_factory=TableSettings)
     source: str = ""              # the file these settings came from ("" = the defaults)
     grammars_dir: str = ""        # a club's phrase files; "" = grammars/ beside the file, if any
     phrases: PhraseData = field(default_factory=PhraseData)   # the shipped files, the club's over them
@@ -130,9 +138,11 @@ class Config:
 
 
 SECTIONS = {"audio": AudioSettings, "asr": AsrSettings, "tts": TtsSettings, "web": WebSettings,
-            "names": NamesSettings, "host": HostSettings}
+            "names": NamesSettings, "host": HostSettings, "table": TableSettings}
 CHOICES = {("asr", "mode"): ("auto", "grammar", "open"), ("asr", "captions"): ("auto", "on", "off")}
 SWITCHES = {("asr", "captions")}  # choices where a TOML boolean means "on" or "off"
+PARSERS: dict[tuple[str, str], Callable[[object, str], object]] = {
+    ("audio", "channels"): parse_channels, ("audio", "array"): parse_array, ("table", "seats"): parse_seat_angles}
 # (section, key): (lowest, highest) for numbers
 RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("web", "port"): (0, 65535),
@@ -158,8 +168,8 @@ def _section(cls: type, data: Any, name: str, where: Path | str) -> Any:
         if (name, key) in CHOICES and value not in CHOICES[(name, key)]:  # any type: the choices named
             raise ConfigError(f"{where}: [{name}] '{key}' must be one of {', '.join(CHOICES[(name, key)])}, "
                               f"got {value!r}")
-        if (name, key) == ("audio", "channels"):
-            values[key] = parse_channels(value, f"{where}: [audio] channels")
+        if (name, key) in PARSERS:
+            values[key] = PARSERS[(name, key)](value, f"{where}: [{name}] {key}")
             continue
         value = coerce(value, hints[key], f"{where}: [{name}] '{key}'")
         if (name, key) in RANGES:
@@ -237,6 +247,9 @@ def load_config(path: Path | None) -> Config:
     if not isinstance(overrides, dict):
         raise ConfigError(f"{path}: [rules] must be a table")
     sections = {name: _section(cls, data.get(name, {}), name, path) for name, cls in SECTIONS.items()}
+    if sections["audio"].array is not None and sections["audio"].channels.seats:
+        raise ConfigError(f"{path}: [audio] array and seat channels in [audio] channels both say whose voice it is: "
+                          "keep one of them")
     config = Config(data.get("ruleset", "4mafia"), data.get("journal_dir", "journals"),
                     data.get("series_dir", "series"), tuple(overrides.items()), **sections, source=str(path),
                     grammars_dir=data.get("grammars_dir", ""))
