@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     _rules_args(sim)
 
     bench = sub.add_parser("bench", help="print performance figures")
-    bench.add_argument("what", choices=["core", "latency", "journal", "seats"],
+    bench.add_argument("what", choices=["core", "latency", "journal", "seats", "array"],
                        help="core: phrase rules and simulated games; latency: the live loop; "
                             "journal: a two-hour game's journal size and resume time; "
                             "seats: a microphone per seat (crosstalk, bleed, out-of-turn speech)")
@@ -300,6 +300,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from voicehost.bench import seats
 
         seats.seats()
+    elif args.what == "array":
+        from voicehost.bench import array
+
+        array.array()
     elif args.what == "core":
         from voicehost.bench import core
 

@@ -74,6 +74,18 @@ def _clips(transcript: dict[str, Any], pcm: np.ndarray) -> list[tuple[np.ndarray
 def build(transcript: dict[str, Any], pcm: np.ndarray,
           number: Callable[[str], int]) -> tuple[np.ndarray, list[Segment]]:
     """The 11 channels (host, seats 1-10) as int16 samples, and what each segment holds."""
+    dry, segments = script(transcript, pcm, number)
+    mixed = dry.copy()
+    for seat in range(1, SEATS + 1):
+        for neighbour in (seat % SEATS + 1, (seat - 2) % SEATS + 1):
+            mixed[neighbour] += BLEED * dry[seat]
+    mixed += np.random.default_rng(7).normal(0, NOISE, mixed.shape).astype(np.float32)
+    return np.clip(mixed, -32768, 32767).astype(np.int16), segments
+
+
+def script(transcript: dict[str, Any], pcm: np.ndarray, number: Callable[[str], int],
+           speaker: int = SPEAKER) -> tuple[np.ndarray, list[Segment]]:
+    """What each seat says (host, seats 1-10; float samples, no bleed, no noise), and what each segment holds."""
     clips = _clips(transcript, pcm)
     speeches = clips[1:]
     long_ones = [c for c in clips[1:] if len(c[1]["words"]) == 3]
@@ -91,7 +103,7 @@ def build(transcript: dict[str, Any], pcm: np.ndarray,
 
     put(0, None, 0.6)
     lead = clips[0]
-    put(SPEAKER, lead[0], len(lead[0]) / RATE + 0.8)   # the lead-in settles the model; not measured
+    put(speaker, lead[0], len(lead[0]) / RATE + 0.8)   # the lead-in settles the model; not measured
     for index, (clip, utterance) in enumerate(speeches):
         words = utterance["words"]
         said_number = number(words[1]["word"])
@@ -99,19 +111,14 @@ def build(transcript: dict[str, Any], pcm: np.ndarray,
         if index % 2 == 0:   # before the speaker's nomination: bleed that reached the recognizer would nominate
             other = next(c for c in long_ones[index // 2 % len(long_ones):] + long_ones
                          if number(c[1]["words"][1]["word"]) != said_number)
-            seat = INTERJECTORS[index // 2 % len(INTERJECTORS)]
+            seat = (INTERJECTORS[index // 2 % len(INTERJECTORS)] + speaker - 2) % SEATS + 1
             start = put(seat, other[0], len(other[0]) / RATE + 0.8)
             interjection = (seat, start, start + len(other[0]) / RATE, number(other[1]["words"][1]["word"]))
-        at = put(SPEAKER, clip, len(clip) / RATE + 0.8)
+        at = put(speaker, clip, len(clip) / RATE + 0.8)
         segments.append(Segment(at + utterance["offset"] + words[1]["end"] - words[0]["start"], said_number,
                                 (at, at + len(clip) / RATE), interjection))
         put(0, None, 0.6)
-    mixed = dry.copy()
-    for seat in range(1, SEATS + 1):
-        for neighbour in (seat % SEATS + 1, (seat - 2) % SEATS + 1):
-            mixed[neighbour] += BLEED * dry[seat]
-    mixed += np.random.default_rng(7).normal(0, NOISE, mixed.shape).astype(np.float32)
-    return np.clip(mixed, -32768, 32767).astype(np.int16), segments
+    return dry, segments
 
 
 def _paced(channels: np.ndarray, start: int, end: int, t0: float, mapped: list[Channel]) -> Iterator[Frame]:
@@ -274,4 +281,4 @@ def seats(runs: int = 3) -> None:
     print(f"peak RSS: {after.ru_maxrss / 1024:.0f} MB")
 
 
-__all__ = ["build", "seats"]
+__all__ = ["build", "script", "seats"]

@@ -21,8 +21,7 @@ from typing import TextIO
 import numpy as np
 
 from voicehost.array import ArrayGeometry, gap, mic_map
-from voicehost.audio import AudioError, Frame
-from voicehost.channels import Channel
+from voicehost.audio import AudioError
 from voicehost.config import Config, default_config_path, load_settings
 from voicehost.errors import ConfigError, InputError, VoicehostError
 from voicehost.game.variants import variant_for
@@ -202,17 +201,10 @@ def ask_repeat(stdin: TextIO, out: TextIO, texts: LiveTexts) -> Callable[[int], 
 LISTEN_SECONDS = 10.0   # a live seat silent this long: asked again
 
 
-def blocks_of(frames: Iterator[Frame], mics: tuple[Channel, ...]) -> Iterator[np.ndarray]:
-    """The array's microphones, chunk by chunk, as one int16 block (mics x samples)."""
-    for frame in frames:
-        parts = [np.frombuffer(frame[mic], dtype="<i2") for mic in mics]
-        length = min(len(p) for p in parts)
-        yield np.stack([p[:length] for p in parts])
-
-
 def _live(geometry: ArrayGeometry, device: str) -> Callable[[], Iterator[Utterance]]:
     """A microphone opened after each line: one utterance, or none within LISTEN_SECONDS."""
     from voicehost.audio import ChannelMicrophone
+    from voicehost.live.direction import blocks_of
 
     mapped = mic_map(geometry)
     voice = webrtc_voice()
@@ -236,6 +228,7 @@ def _live(geometry: ArrayGeometry, device: str) -> Callable[[], Iterator[Utteran
 def _recorded(geometry: ArrayGeometry, path: Path) -> Callable[[], Iterator[Utterance]]:
     """The recording of a walk, read on from seat to seat."""
     from voicehost.audio import WavFileChannels
+    from voicehost.live.direction import blocks_of
 
     mapped = mic_map(geometry)
     heard = utterances(blocks_of(WavFileChannels(path, mapped).frames(), mapped.channels), webrtc_voice())

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from voicehost.array import mic_map
 from voicehost.asr import (
     CaptionedRecognizer,
     Recognizer,
@@ -19,11 +20,13 @@ from voicehost.asr import (
 from voicehost.asr.factory import listening_recognizer as listening_recognizer  # re-exported: tests build one
 from voicehost.asr.factory import recognizer_for as make_recognizer
 from voicehost.audio import ChannelSource, Clip, Source
+from voicehost.channels import ChannelMap
 from voicehost.config import Config
-from voicehost.errors import InputError, VoicehostError
+from voicehost.errors import ConfigError, InputError, VoicehostError
 from voicehost.game.events import Event, parse_event
 from voicehost.live.clock import AudioClock, GameClock
-from voicehost.live.pipeline import Timing, hear_audio, hear_channels
+from voicehost.live.direction import ArrayVoices
+from voicehost.live.pipeline import Timing, hear_audio, hear_frames
 from voicehost.live.seats import SeatVoices
 from voicehost.live.table import LiveTable
 from voicehost.live.texts import live_texts
@@ -79,8 +82,9 @@ async def listen(live: LiveTable, source: Source, recognizer: Recognizer, clock:
 
 
 async def listen_channels(live: LiveTable, source: ChannelSource, recognizer: Recognizer, clock: GameClock,
-                          stopped: Callable[[], bool], voices: SeatVoices) -> None:
-    """`listen` for a microphone per seat: the seats' channels judged apart (live/seats.py)."""
+                          stopped: Callable[[], bool], voices: SeatVoices | ArrayVoices) -> None:
+    """`listen` for a microphone per seat (the seats' channels judged apart,
+    live/seats.py) or an array (the seat from the direction, live/direction.py)."""
     started = time.monotonic()
     base = recognizer.audio_time
 
@@ -89,21 +93,42 @@ async def listen_channels(live: LiveTable, source: ChannelSource, recognizer: Re
 
     show_captions(live, recognizer, offset)
     try:
-        await hear_channels(live, source.frames(), recognizer, voices,
-                            Timing(offset, more=lambda: not stopped(), lenient=True))
+        await hear_frames(live, source.frames(), recognizer, voices,
+                          Timing(offset, more=lambda: not stopped(), lenient=True))
     except VoicehostError as exc:
         log.error("the microphones stopped: %s", exc)
+
+
+def array_map(config: Config) -> ChannelMap | None:
+    """An array's microphones as the channels to read, or None with no array.
+    An array whose seats were never measured cannot tell anyone apart: said now."""
+    geometry = config.audio.array
+    if geometry is None:
+        return None
+    if not config.table.seats:
+        raise ConfigError(f"{config.source or 'the settings'}: [audio] array is set but no seat's direction is "
+                          "measured ([table] seats): run `voicehost calibrate` first")
+    return mic_map(geometry)
+
+
+def voices_for(config: Config) -> SeatVoices | ArrayVoices:
+    """How the seats' voices are told apart: by channel, or by direction."""
+    out_of_turn = config.audio.out_of_turn_ms / 1000
+    if config.audio.array is not None:
+        return ArrayVoices(config.audio.array, config.table.seats, out_of_turn)
+    return SeatVoices(config.audio.channels.seats, out_of_turn)
 
 
 @dataclass
 class Microphones:
     """What a live evening hears with: one microphone (`source`), or a
-    microphone per seat (`channels`, the seats' voices judged by `voices`)."""
+    microphone per seat or an array's microphones (`channels`, the seats'
+    voices judged by `voices`)."""
 
     recognizer: Recognizer
     source: Source | None = None
     channels: ChannelSource | None = None
-    voices: SeatVoices | None = None
+    voices: SeatVoices | ArrayVoices | None = None
 
     @classmethod
     def open(cls, config: Config, recognizer: Recognizer, record: Path | None = None) -> Microphones:
@@ -111,7 +136,7 @@ class Microphones:
         with `record`, every mapped channel is also kept in that WAV."""
         from voicehost.audio import ChannelMicrophone, MicrophoneSource, RecordedChannels
 
-        mapped = config.audio.channels
+        mapped = array_map(config) or config.audio.channels
         if not mapped.on:
             return cls(recognizer, MicrophoneSource(config.audio.input_device or None))
         channels: ChannelSource = ChannelMicrophone(mapped, config.audio.input_device)
@@ -121,7 +146,7 @@ class Microphones:
             except (VoicehostError, OSError):
                 channels.close()
                 raise
-        return cls(recognizer, channels=channels, voices=SeatVoices(mapped.seats, config.audio.out_of_turn_ms / 1000))
+        return cls(recognizer, channels=channels, voices=voices_for(config))
 
     def listen(self, live: LiveTable, clock: GameClock, stopped: Callable[[], bool]) -> Coroutine[object, None, None]:
         if self.channels is not None and self.voices is not None:
@@ -172,9 +197,9 @@ async def play_recording(live: LiveTable, source: Source, recognizer: Recognizer
 
 
 async def play_channels(live: LiveTable, source: ChannelSource, recognizer: Recognizer, host: HostScript,
-                        clock: AudioClock, voices: SeatVoices) -> None:
-    """A recording of a microphone per seat, through the same pipeline as
-    `play_recording`, the seats' channels judged apart (live/seats.py)."""
+                        clock: AudioClock, voices: SeatVoices | ArrayVoices) -> None:
+    """A recording of a microphone per seat or of an array, through the same
+    pipeline as `play_recording`, the seats told apart as at the table."""
     offset = live.game_now() - recognizer.audio_time
     if isinstance(recognizer, CaptionedRecognizer):
         recognizer.catch_up = None
@@ -186,7 +211,7 @@ async def play_channels(live: LiveTable, source: ChannelSource, recognizer: Reco
         host.feed(live)
         return not (live.over or live.failure is not None)
 
-    await hear_channels(live, source.frames(), recognizer, voices, Timing(lambda: offset, clock.skip_to, more))
+    await hear_frames(live, source.frames(), recognizer, voices, Timing(lambda: offset, clock.skip_to, more))
     live.tick()
     close_recognizer(recognizer)
 

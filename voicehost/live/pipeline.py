@@ -11,16 +11,20 @@ import bisect
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from voicehost.asr import Recognizer, Revision
 from voicehost.audio import Frame
 from voicehost.errors import VoicehostError
 from voicehost.game.events import OutOfTurn
+from voicehost.live.direction import ArrayVoices, blocks_of
 from voicehost.live.hearing import out_of_turn
 from voicehost.live.seats import SeatVoices
 from voicehost.live.table import LiveTable
 from voicehost.phrases.words import Word
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -159,6 +163,60 @@ async def hear_channels(live: LiveTable, frames: Iterator[Frame], recognizer: Re
     await _hear(live, frames, recognizer, timing, _Seats(voices, timing.offset))
 
 
+class _Array:
+    """A microphone array in the middle (SPEC §7.1): the seat of each word is
+    the one its direction names (live/direction.py), its angle kept; a word of
+    a direction that names no seat is nobody's, never the speaker's. The
+    recognizer hears the beam steered at the speaker, the host's commands (a
+    wake word) the microphones' plain mix."""
+
+    def __init__(self, voices: ArrayVoices, offset: Callable[[], float]) -> None:
+        self.voices = voices
+        self.offset = offset
+        self.flagged: list[OutOfTurn] = []
+
+    def audio(self, live: LiveTable, block: np.ndarray, t: float) -> bytes:
+        speaker = live.game.floor.seat if live.game.floor is not None else None
+        kept, self.flagged = self.voices.chunk(block, t, speaker)
+        if live.hearing.host_audio is not None:
+            live.hearing.host_audio(self.voices.raw(), self.offset() + t)
+        return kept
+
+    def tag(self, words: Words) -> Words:
+        out: Words = []
+        for item in words:
+            if isinstance(item, Revision):
+                out.append(Revision(tuple(self._word(w) for w in item.old), tuple(self._word(w) for w in item.new)))
+            else:
+                out.append(self._word(item))
+        return out
+
+    def _word(self, word: Word) -> Word:
+        seat, angle = self.voices.bearing(word.start, word.end)
+        # Nothing heard yet to judge by (the stream's first moment): still nobody's seat, never the speaker's.
+        return Word(word.word, word.start, word.end, word.conf, seat, 0.0 if angle is None else angle)
+
+    def after(self, live: LiveTable, shift: float, lenient: bool) -> None:
+        for event in self.flagged:
+            _out_of_turn(live, out_of_turn(event.seat, event.start + shift, event.end + shift), lenient)
+        live.seats_heard(self.voices)
+
+
+async def hear_array(live: LiveTable, blocks: Iterator[np.ndarray], recognizer: Recognizer, voices: ArrayVoices,
+                     timing: Timing) -> None:
+    """A microphone array (or its N-channel recording) through the same pipeline."""
+    await _hear(live, blocks, recognizer, timing, _Array(voices, timing.offset))
+
+
+async def hear_frames(live: LiveTable, frames: Iterator[Frame], recognizer: Recognizer,
+                      voices: SeatVoices | ArrayVoices, timing: Timing) -> None:
+    """Several input channels: a microphone per seat, or an array's microphones."""
+    if isinstance(voices, SeatVoices):
+        await hear_channels(live, frames, recognizer, voices, timing)
+    else:
+        await hear_array(live, blocks_of(frames, voices.mics), recognizer, voices, timing)
+
+
 def _out_of_turn(live: LiveTable, event: OutOfTurn, lenient: bool) -> None:
     try:
         live.apply(event)
@@ -168,4 +226,4 @@ def _out_of_turn(live: LiveTable, event: OutOfTurn, lenient: bool) -> None:
         log.warning("out-of-turn speech not taken: %s", exc)
 
 
-__all__ = ["Timing", "hear_audio", "hear_channels"]
+__all__ = ["Timing", "hear_array", "hear_audio", "hear_channels", "hear_frames"]

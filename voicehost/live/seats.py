@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -37,6 +38,19 @@ def level_db(pcm: bytes) -> float:
         return -math.inf
     rms = float(np.sqrt(np.mean(samples * samples)))
     return 20 * math.log10(rms / 32768) if rms > 0 else -math.inf
+
+
+class Voices(Protocol):
+    """What the board and the host are told of the seats' voices, by channel or by direction."""
+
+    heard: set[int]
+    told_silent: bool
+
+    @property
+    def seats(self) -> Iterable[int]: ...
+
+    @property
+    def speaking(self) -> frozenset[int]: ...
 
 
 @dataclass
@@ -116,4 +130,4 @@ class SeatVoices:
         return flagged
 
 
-__all__ = ["SeatVoices", "level_db"]
+__all__ = ["SeatVoices", "Voices", "level_db"]

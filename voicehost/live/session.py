@@ -327,12 +327,18 @@ async def _game(config: Config, rules: RuleOptions, options: RunOptions, lines: 
 async def _recording(config: Config, rules: RuleOptions, options: RunOptions) -> int:
     from voicehost.audio import WavFileChannels, WavFileSource
     from voicehost.game.variants import variant_for
-    from voicehost.live.listening import HostScript, play_channels, play_recording, recognizer_for
-    from voicehost.live.seats import SeatVoices
+    from voicehost.live.listening import (
+        HostScript,
+        array_map,
+        play_channels,
+        play_recording,
+        recognizer_for,
+        voices_for,
+    )
 
     recognizer = recognizer_for(config, rules, options.out)
     assert options.audio_file is not None
-    channels = config.audio.channels
+    channels = array_map(config) or config.audio.channels
     source = WavFileChannels(options.audio_file, channels) if channels.on else WavFileSource(options.audio_file)
     host = HostScript(options.host_script, variant_for(rules).max_seat)
     clock = AudioClock()
@@ -344,8 +350,7 @@ async def _recording(config: Config, rules: RuleOptions, options: RunOptions) ->
     try:
         _deal_from_options(live, options)
         if isinstance(source, WavFileChannels):
-            voices = SeatVoices(channels.seats, config.audio.out_of_turn_ms / 1000)
-            await play_channels(live, source, recognizer, host, clock, voices)
+            await play_channels(live, source, recognizer, host, clock, voices_for(config))
         else:
             await play_recording(live, source, recognizer, host, clock)
         if voice is not None:

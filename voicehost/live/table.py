@@ -46,7 +46,7 @@ from voicehost.live.answers import Answers
 from voicehost.live.clock import Clock
 from voicehost.live.hearing import Hearing
 from voicehost.live.notices import Notices, TableStopped
-from voicehost.live.seats import SeatVoices
+from voicehost.live.seats import Voices
 from voicehost.live.telling import Listener, Teller
 from voicehost.live.texts import live_texts
 from voicehost.live.writer import JournalWriter, new_writer
@@ -289,7 +289,7 @@ class LiveTable(Notices):
             outputs += self.apply_json({"type": "pause"})
         return outputs
 
-    def seats_heard(self, voices: SeatVoices) -> None:
+    def seats_heard(self, voices: Voices) -> None:
         """The seats' channels as the pipeline last heard them: who is speaking
         (the board's indicator), and, once, the mapped channels that heard
         nothing until the first floor (a lavalier left off, a cable out)."""
