@@ -131,3 +131,27 @@ def test_the_pipeline_places_each_word_by_its_direction_and_journals_seat_and_an
     assert [w.get("seat") for w in words] == [1, 1, 5, 5]
     assert all(isinstance(w.get("angle"), float) for w in words)
     assert blocks_of   # the channel sources' adapter is the pipeline's (run, --audio-file)
+
+
+def test_with_an_array_the_captions_hear_the_whole_table_and_the_rules_the_beam():
+    from tests.test_captions import Scripted, pair
+    from voicehost.live.pipeline import _accept
+
+    heard: dict[str, list[bytes]] = {"decider": [], "captions": []}
+
+    class Listening(Scripted):
+        def __init__(self, name):
+            super().__init__([])
+            self.name = name
+
+        def accept(self, pcm):
+            heard[self.name].append(pcm)
+            return super().accept(pcm)
+
+    recognizer = pair(Listening("decider"), Listening("captions"))
+    _accept(recognizer, b"\1\0" * 640, b"\2\0" * 640)
+    _accept(recognizer, b"\3\0" * 640, None)   # a route with no mix: both hear the same
+    recognizer.finish(5)
+    recognizer.close()
+    assert heard["decider"] == [b"\1\0" * 640, b"\3\0" * 640]
+    assert heard["captions"] == [b"\2\0" * 640, b"\3\0" * 640]

@@ -235,8 +235,10 @@ class CaptionedRecognizer:
         self.decider.warm_up()
         self.captioner.warm_up()
 
-    def accept(self, pcm: bytes) -> list[Word | Revision]:
-        self._feed(pcm)
+    def accept(self, pcm: bytes, captions: bytes | None = None) -> list[Word | Revision]:
+        """A chunk for both; `captions`: what the captions hear instead (an
+        array's plain mix, while the decider hears the beam at the speaker)."""
+        self._feed(pcm if captions is None else captions)
         items = self.decider.accept(pcm)
         return self._overheard(items, self.catch_up) if self.decider.ended else items
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from voicehost.asr import Recognizer, Revision
+from voicehost.asr import CaptionedRecognizer, Recognizer, Revision
 from voicehost.audio import Frame
 from voicehost.errors import VoicehostError
 from voicehost.game.events import OutOfTurn
@@ -54,6 +54,8 @@ class _Route(Protocol[ItemIn]):
 
     def tag(self, words: Words) -> Words: ...
 
+    def mix(self) -> bytes | None: ...
+
     def after(self, live: LiveTable, shift: float, lenient: bool) -> None: ...
 
 
@@ -73,6 +75,9 @@ class _Shared:
     def tag(self, words: Words) -> Words:
         return words
 
+    def mix(self) -> bytes | None:
+        return None
+
     def after(self, live: LiveTable, shift: float, lenient: bool) -> None:
         pass
 
@@ -87,7 +92,8 @@ async def _hear(live: LiveTable, items: Iterator[Item], recognizer: Recognizer, 
         item = await loop.run_in_executor(None, next, items, None)
         if item is None:
             break
-        words = await loop.run_in_executor(None, recognizer.accept, route.audio(live, item, recognizer.audio_time))
+        audio = route.audio(live, item, recognizer.audio_time)
+        words = await loop.run_in_executor(None, _accept, recognizer, audio, route.mix())
         shift = timing.offset()
         timing.reached(shift + recognizer.audio_time)
         _deliver(live, route.tag(words), shift, timing.lenient)
@@ -100,6 +106,13 @@ async def _hear(live: LiveTable, items: Iterator[Item], recognizer: Recognizer, 
 async def hear_audio(live: LiveTable, chunks: Iterator[bytes], recognizer: Recognizer, timing: Timing) -> None:
     """One microphone or a mono recording through the pipeline."""
     await _hear(live, chunks, recognizer, timing, _Shared(timing.offset))
+
+
+def _accept(recognizer: Recognizer, audio: bytes, mix: bytes | None) -> Words:
+    """The route's audio to the recognizer; the captions hear the plain mix when the route has one."""
+    if mix is not None and isinstance(recognizer, CaptionedRecognizer):
+        return recognizer.accept(audio, captions=mix)
+    return recognizer.accept(audio)
 
 
 def _deliver(live: LiveTable, words: Words, shift: float, lenient: bool) -> None:
@@ -147,6 +160,9 @@ class _Seats:
         return [Revision(tuple(self._word(w) for w in item.old), tuple(self._word(w) for w in item.new))
                 if isinstance(item, Revision) else self._word(item) for item in words]
 
+    def mix(self) -> bytes | None:
+        return None   # the captions hear the speaker's channel, as the decider does
+
     def _word(self, word: Word) -> Word:
         index = bisect.bisect_right(self.times, word.start + 1e-6) - 1
         return Word(word.word, word.start, word.end, word.conf, self.seats[index] if index >= 0 else None)
@@ -190,6 +206,9 @@ class _Array:
             else:
                 out.append(self._word(item))
         return out
+
+    def mix(self) -> bytes | None:
+        return self.voices.raw()   # the captions hear the whole table
 
     def _word(self, word: Word) -> Word:
         seat, angle = self.voices.bearing(word.start, word.end)
