@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import day_table, run_async
-from tests.test_seats import quiet, speech
+from tests.test_seats import speech
 from voicehost.array import PRESETS
 from voicehost.game.model import OutputKind
 from voicehost.journal import replay_entries
@@ -72,25 +72,29 @@ def test_words_get_the_seat_their_direction_names_and_none_between_two_seats():
     seat, angle = voices.bearing(3.9, 4.6)   # halfway between seats 1 and 2: nobody's
     assert seat is None and angle is not None and 8 < angle < 28
     # Seat 5's voice during seat 1's floor: silenced for the recognizer, flagged once.
-    level = lambda a, b: np.abs(kept[int(a * 16000):int(b * 16000)].astype(float)).mean()
+    def level(a, b):
+        return np.abs(kept[int(a * 16000):int(b * 16000)].astype(float)).mean()
     assert level(2.6, 3.6) < 0.1 * level(0.5, 1.6)
     assert [f.seat for f in flags] == [5] and 2.2 < flags[0].start < 2.8
 
 
 def test_the_beam_hears_the_speaker_over_another_seat_better_than_the_plain_mix():
-    from voicehost.live.direction import beam, steer
+    """The focus's gains come from the mixture; applied alike to each talker
+    alone (the same gains, frame by frame), the speaker keeps more than the other."""
+    from voicehost.live.direction import Focus
 
-    talk = room({0.0: at(0.1, speech(1.5), 2.0)}, 32000)
-    other = room({150.0: at(0.1, speech(1.5, 1.2), 2.0)}, 32000)
-    leads = steer(SIX, 0.0)
-
-    def ratio(process) -> float:
-        power = lambda x: float(np.mean(np.square(process(x))))
-        return power(talk) / power(other)
-
-    steered = ratio(lambda x: beam(x, leads))
-    plain = ratio(lambda x: x.astype(float).mean(axis=0))
-    assert steered > 1.05 * plain, (steered, plain)
+    talk = room({0.0: at(0.1, speech(1.5), 2.0)}, 32000).astype(np.float64)
+    other = room({150.0: at(0.1, speech(1.5, 1.2), 2.0)}, 32000).astype(np.float64)
+    focus = Focus(SIX)
+    heard = np.concatenate([focus(talk[:, i:i + 640] + other[:, i:i + 640], 0.0) for i in range(0, 32000, 640)])
+    apart = Focus(SIX)
+    alone = np.concatenate([apart(talk[:, i:i + 640], 0.0) for i in range(0, 32000, 640)])
+    def power(x):
+        return float(np.mean(np.square(x)))
+    gain = np.dot(heard, alone) / np.dot(alone, alone)
+    focused = power(gain * alone) / power(heard - gain * alone)   # the speaker against what is left of the other
+    plain = power(talk.mean(axis=0)) / power(other.mean(axis=0))
+    assert focused > 1.5 * plain, (focused, plain)   # here 3.7 against 1.8: 3 dB better
 
 
 def test_the_pipeline_places_each_word_by_its_direction_and_journals_seat_and_angle(tmp_path):

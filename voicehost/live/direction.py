@@ -38,7 +38,14 @@ CLEAR = 0.3                 # a step's direction this clear (0..1) or more can n
 TOLERANCE = 20.0            # degrees from a seat's angle that still name it
 LOUDEST_DB = 6.0            # a word's seat is judged on its steps this close to its loudest (the speaker's)
 AGREE = 0.5                 # a word's seat: more than this share of its placed steps agree
-KEEP_SECONDS = 60.0         # the timeline kept for tagging late words
+KEEP_SECONDS = 60.0
+FOCUS_NFFT = 512
+FOCUS_HOP = 128
+MASK_FROM = 600.0           # Hz: below it the array is too small to tell directions apart
+ALIASED = 3600.0            # Hz: above it the mics' spacing aliases directions
+MASK_POWER = 4.0            # the spatial gain: (the speaker's share of the bin) ** MASK_POWER
+MASK_FLOOR = 0.1            # never quieter than -20 dB: a mask that deep garbles the speaker
+         # the timeline kept for tagging late words
 
 
 @dataclass
@@ -103,22 +110,63 @@ def circular_mean(angles: list[float]) -> float:
     return float(np.degrees(math.atan2(np.sin(radians).mean(), np.cos(radians).mean()))) % 360
 
 
-def steer(geometry: ArrayGeometry, angle: float) -> np.ndarray:
-    """Each microphone's lead (seconds) over the centre for a far voice from `angle`."""
-    toward = np.array([math.cos(math.radians(angle)), math.sin(math.radians(angle))])
-    leads: np.ndarray = np.array(geometry.mics, dtype=float) @ toward / SOUND
-    return leads
+class Focus:
+    """Listening toward one direction, frame by frame (512-sample frames, a
+    quarter apart): the delay-and-sum beam at the speaker, and in each
+    frequency bin a gain by how much of the bin's sound comes from there
+    rather than from the loudest other direction (a spatial mask: the babble
+    of other seats comes from elsewhere). Below `MASK_FROM` Hz the array is
+    too small to tell directions apart and the beam passes; above
+    `ALIASED` Hz its spacing aliases, and the bins take the frame's gain of
+    the band below. The output runs 384 samples (24 ms) behind the input."""
 
+    def __init__(self, geometry: ArrayGeometry) -> None:
+        self.mics = np.array(geometry.mics, dtype=float)
+        self.freqs = np.fft.rfftfreq(FOCUS_NFFT, 1 / RATE)
+        grid = np.radians(np.arange(0, 360, 5.0))
+        toward = np.stack([np.cos(grid), np.sin(grid)])                       # 2 x G
+        leads = self.mics @ toward / SOUND                                     # M x G
+        self.grid = np.degrees(grid)
+        self.steering = np.exp(-2j * np.pi * self.freqs[None, :, None] * leads[:, None, :])   # M x F x G
+        window = np.hanning(FOCUS_NFFT + 1)[:FOCUS_NFFT]
+        self.window = window
+        self.scale = float(np.sum(window ** 2) / FOCUS_HOP)
+        self.masked = (self.freqs >= MASK_FROM) & (self.freqs <= ALIASED)
+        self.above = self.freqs > ALIASED
+        self.band = (self.freqs >= 1500) & (self.freqs <= ALIASED)
+        self.input = np.zeros((len(self.mics), FOCUS_NFFT - FOCUS_HOP))
+        self.overlap = np.zeros(FOCUS_NFFT)
+        self.output = np.zeros(FOCUS_NFFT - FOCUS_HOP)   # the delay, primed with silence
 
-def beam(block: np.ndarray, leads: np.ndarray) -> np.ndarray:
-    """Delay-and-sum: every microphone delayed by its lead, averaged (float samples)."""
-    length = block.shape[1]
-    size = length + 32   # room for the delays (a few samples) without wrapping round
-    spectra = np.fft.rfft(block.astype(np.float64), n=size, axis=1)
-    freqs = np.fft.rfftfreq(size, 1 / RATE)
-    aligned = spectra * np.exp(-2j * np.pi * freqs[None, :] * leads[:, None])
-    out: np.ndarray = np.fft.irfft(aligned.mean(axis=0), n=size)[:length]
-    return out
+    def __call__(self, block: np.ndarray, angle: float | None) -> np.ndarray:
+        """The chunk `block` (mics x n) heard toward `angle` (None: the plain mix), n samples out."""
+        self.input = np.concatenate([self.input, block.astype(np.float64)], axis=1)
+        produced = []
+        while self.input.shape[1] >= FOCUS_NFFT:
+            frame = self.input[:, :FOCUS_NFFT] * self.window
+            self.input = self.input[:, FOCUS_HOP:]
+            spectra = np.fft.rfft(frame, axis=1)                                # M x F
+            self.overlap += np.fft.irfft(self._focus(spectra, angle), n=FOCUS_NFFT) * self.window / self.scale
+            produced.append(self.overlap[:FOCUS_HOP].copy())
+            self.overlap = np.concatenate([self.overlap[FOCUS_HOP:], np.zeros(FOCUS_HOP)])
+        self.output = np.concatenate([self.output, *produced])
+        out, self.output = self.output[:block.shape[1]], self.output[block.shape[1]:]
+        return out
+
+    def _focus(self, spectra: np.ndarray, angle: float | None) -> np.ndarray:
+        if angle is None:
+            mixed: np.ndarray = spectra.mean(axis=0)
+            return mixed
+        index = int(round(angle / 5.0)) % len(self.grid)
+        responses = np.einsum("mf,mfg->fg", spectra, self.steering) / len(self.mics)   # F x G
+        power = np.abs(responses) ** 2
+        beam_out = responses[:, index]
+        gain = np.ones(len(self.freqs))
+        share = power[:, index] / np.maximum(power.max(axis=1), 1e-12)
+        gain[self.masked] = np.maximum(share[self.masked] ** MASK_POWER, MASK_FLOOR)
+        gain[self.above] = float(np.median(gain[self.band]))
+        focused: np.ndarray = beam_out * gain
+        return focused
 
 
 @dataclass
@@ -146,8 +194,8 @@ class ArrayVoices:
         self._vad = webrtcvad.Vad(2)
         self._doa = _Doa(self.geometry)
         self._history = np.zeros((len(self.geometry.mics), 0), np.int16)
-        self._leads = {seat: steer(self.geometry, angle) for seat, angle in self.angles.items()}
         self._mix = b""
+        self._focus = Focus(self.geometry)
 
     @property
     def speaking(self) -> frozenset[int]:
@@ -169,7 +217,8 @@ class ArrayVoices:
         out-of-turn speech that just passed the limit."""
         mix = block.astype(np.float64).mean(axis=0)
         self._mix = np.clip(mix, -32768, 32767).astype("<i2").tobytes()
-        out = beam(block, self._leads[speaker]) if self.steered and speaker in self._leads else mix.copy()
+        toward = self.angles.get(speaker) if self.steered and speaker is not None else None
+        out = self._focus(block, toward) if self.steered else mix.copy()
         flagged: list[OutOfTurn] = []
         self._history = np.concatenate([self._history, block], axis=1)[:, -(WINDOW + block.shape[1]):]
         base = self._history.shape[1] - block.shape[1]
@@ -235,4 +284,4 @@ class ArrayVoices:
         return None, round(circular_mean([s.angle for s in voiced]), 1)
 
 
-__all__ = ["ArrayVoices", "beam", "blocks_of", "circular_mean", "locate", "steer"]
+__all__ = ["ArrayVoices", "Focus", "blocks_of", "circular_mean", "locate"]
