@@ -151,7 +151,9 @@ def test_one_updates_lines_are_one_insertion_in_their_order(served):
         state = phone.evaluate("() => state.log.filter((e) => !e.private).map((e) => e.text)")
         prompts = [line for line in said if line not in state]   # the page's own tally prompts
         heard = [line for line in said if line not in prompts]
-        assert heard == state[len(state) - len(heard):], (heard, state)
+        # The page keeps the last 60 lines: what fell out of its window was heard earlier.
+        kept = min(len(heard), len(state))
+        assert kept > 10 and heard[len(heard) - kept:] == state[len(state) - kept:], (heard, state)
         tie = next(i["lines"] for i in insertions if any("Голоса разделились" in x for x in i["lines"]))
         split = next(n for n, x in enumerate(tie) if "Голоса разделились" in x)
         assert split == 2 and all(x.startswith("Против игрока номер") for x in tie[:split]), tie  # counts first

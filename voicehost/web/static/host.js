@@ -693,6 +693,7 @@ function keepFocus() {
   placedFocus = target;
   placedWords = target ? target.textContent : "";
 }
+document.addEventListener("voicehost-refocus", keepFocus);   // series.js: its control went away
 
 /* ---------------------------------------------------------------- the whole page */
 

@@ -124,6 +124,7 @@
   }
 
   function render(data) {
+    const focused = section.contains(document.activeElement) ? document.activeElement : null;
     if (data.phase_id === messagePhase) messageSeen = true;
     else if (messageSeen) say("", null);   // said of a moment gone by
     desk = data;
@@ -142,6 +143,9 @@
       team: T("series_protest_" + data.protest.team), votes: data.protest.votes }) : "";
     nextButton.hidden = !host || !data.over;
     renderStandings(standings, data);
+    // The control the host just used went away (seated: the seating form hides):
+    // the host page puts the focus on what is needed now, as after its own changes.
+    if (focused && !focused.getClientRects().length) document.dispatchEvent(new Event("voicehost-refocus"));
   }
 
   /* Before the deal the seating comes first, at the top; after the end the series'
