@@ -41,6 +41,7 @@ from voicehost.bench.seats import (
     _suggestions,
     _ticking,
     script,
+    table_ears,
 )
 from voicehost.bench.source import source_tool
 from voicehost.bench.stats import percentile
@@ -298,11 +299,7 @@ async def _one_run(make: Callable[[], Recognizer], speaker: Speaker, sink: Timin
 def array() -> None:
     import asyncio
 
-    from voicehost.asr import VoskRecognizer, load_model
     from voicehost.audio import read_wav
-    from voicehost.bench.latency import TimingSink, day_game, model_and_config, pick_voice
-    from voicehost.live.playback import Speaker
-    from voicehost.live.speaking import prerender
     from voicehost.phrases.grammar import load_grammar
 
     fixture = source_tool("latency_fixture")
@@ -314,18 +311,7 @@ def array() -> None:
                                                    lambda word: _number(grammar.number(stand_ins[word])))
     clips = [clip for clip, _ in _clips(transcript, pcm)]
     placed = directions(room, geometry(), angles, clips)
-    model_dir, config = model_and_config()
-    sink = TimingSink()
-    speaker = Speaker(pick_voice(config), sink, None, time.perf_counter)
-    prerender(speaker, day_game(), config.path("models/.phrase-cache"))
-    model = load_model(model_dir, low_latency_cache=config.path("models/.low-latency"))
-
-    def make() -> Recognizer:
-        inner = VoskRecognizer(model, phrases=sorted(stand_ins))
-        inner.warm_up()
-        wrapped: Recognizer = fixture.StandIns(inner, stand_ins)
-        return wrapped
-
+    speaker, sink, make = table_ears(fixture, stand_ins)
     beam, plain = Tally(), Tally()
     before = resource.getrusage(resource.RUSAGE_SELF)
     asyncio.run(_one_run(make, speaker, sink, audio, segments, angles, True, beam))

@@ -233,22 +233,14 @@ def _number(seat: int | None) -> int:
     return seat
 
 
-def seats(runs: int = 3) -> None:
-    import asyncio
-
+def table_ears(fixture: Any, stand_ins: dict[str, str]) -> tuple[Speaker, TimingSink, Callable[[], Recognizer]]:
+    """The table's voice (its 'Принят' lines prerendered, each start timed) and
+    a factory of the real model's recognizers under the fixture's stand-ins."""
     from voicehost.asr import VoskRecognizer, load_model
-    from voicehost.audio import read_wav
     from voicehost.bench.latency import TimingSink, day_game, model_and_config, pick_voice
     from voicehost.live.playback import Speaker
     from voicehost.live.speaking import prerender
-    from voicehost.phrases.grammar import load_grammar
 
-    fixture = source_tool("latency_fixture")
-    transcript = fixture.load_transcript()
-    stand_ins: dict[str, str] = transcript["stand_ins"]
-    grammar = load_grammar("ru")
-    channels, segments = build(transcript, np.frombuffer(read_wav(fixture.FIXTURE).pcm, dtype="<i2"),
-                               lambda word: _number(grammar.number(stand_ins[word])))
     model_dir, config = model_and_config()
     sink = TimingSink()
     speaker = Speaker(pick_voice(config), sink, None, time.perf_counter)
@@ -261,6 +253,22 @@ def seats(runs: int = 3) -> None:
         wrapped: Recognizer = fixture.StandIns(inner, stand_ins)
         return wrapped
 
+    return speaker, sink, make
+
+
+def seats(runs: int = 3) -> None:
+    import asyncio
+
+    from voicehost.audio import read_wav
+    from voicehost.phrases.grammar import load_grammar
+
+    fixture = source_tool("latency_fixture")
+    transcript = fixture.load_transcript()
+    stand_ins: dict[str, str] = transcript["stand_ins"]
+    grammar = load_grammar("ru")
+    channels, segments = build(transcript, np.frombuffer(read_wav(fixture.FIXTURE).pcm, dtype="<i2"),
+                               lambda word: _number(grammar.number(stand_ins[word])))
+    speaker, sink, make = table_ears(fixture, stand_ins)
     tally = Tally()
     before = resource.getrusage(resource.RUSAGE_SELF)
     for _ in range(runs):
