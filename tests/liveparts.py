@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from voicehost.cli import build_parser
-from voicehost.live.session import run
+from voicehost.session import run
 
 # The crash-resume test's game: red wins on night 3.
 GAME = ["/roles d4 m2 m7 s6", "<80>", "выставляю седьмого спасибо", "выставляю третьего спасибо",

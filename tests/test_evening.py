@@ -29,12 +29,12 @@ from voicehost.game.moderator import new_game
 from voicehost.journal import replay
 from voicehost.live import AudioClock, LiveTable, open_table
 from voicehost.live.ending import protocol_csv
-from voicehost.live.session import run
 from voicehost.live.terminal import Terminal, status
 from voicehost.live.texts import live_texts
 from voicehost.live.training import Trainer
 from voicehost.phrases.words import Word, words_from_text
 from voicehost.rules import rules_for
+from voicehost.session import run
 
 ROOT = Path(__file__).resolve().parent.parent
 ASK_BEST = "Кто лучший игрок? Введите номер (или «-», если никто)"
@@ -420,7 +420,7 @@ def test_spoken_training_judges_phrases_as_typed_ones():
 
 
 def test_the_resume_command_is_the_one_the_host_started(tmp_path, monkeypatch):
-    from voicehost.live.session import RunOptions, resume_command
+    from voicehost.session import RunOptions, resume_command
 
     monkeypatch.setattr(sys, "argv", [".venv/bin/voicehost", "run"])
     journal = Path("journals/game 1.jsonl")
@@ -436,7 +436,7 @@ def test_the_resume_command_is_the_one_the_host_started(tmp_path, monkeypatch):
                                                    "--port 9000 --show-private --protocol out.json "
                                                    "--config club/config.toml --set speech_seconds=45")
     parsed = build_parser().parse_args(["run", "--text", "--port", "9001", "--config", "c.toml", "--set", "a=1"])
-    from voicehost.live.session import options_from
+    from voicehost.session import options_from
 
     assert resume_command(journal, options_from(parsed, io.StringIO())).endswith(
         "--text --port 9001 --config c.toml --set a=1")

@@ -63,7 +63,7 @@ def test_a_refused_spoken_command_is_one_line_in_the_tables_language(tmp_path):
 
 def test_a_spoken_game_resumed_after_a_crash_stands_where_it_stood(tmp_path):
     from voicehost.cli import build_parser
-    from voicehost.live.session import run
+    from voicehost.session import run
 
     spoken = [SPOKEN.get(line, line) for line in TYPED]
     cut = spoken.index("> за седьмого семь голосов") + 1

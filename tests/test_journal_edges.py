@@ -338,8 +338,8 @@ def test_the_live_table_says_the_journal_was_written_anew_aloud_on_the_terminal_
     import io
 
     from voicehost.live import GameClock, LiveTable, open_table
-    from voicehost.live.session import summary
     from voicehost.live.terminal import Terminal
+    from voicehost.session import summary
     from voicehost.web.state import host_state
     from voicehost.web.texts import Texts
 

@@ -175,7 +175,7 @@ def test_train_typed_explains_each_phrase(capsys):
 
 def test_summary_names_every_kind_of_winner():
     from voicehost.game.moderator import new_game
-    from voicehost.live.session import summary
+    from voicehost.session import summary
 
     live = LiveTable(Table(new_game(rules_for("city"))), AudioClock())
     live.apply_json({"type": "setup", "roles": {"1": "mafia", "2": "commissar",

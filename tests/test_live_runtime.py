@@ -32,11 +32,11 @@ from voicehost.live import AudioClock, GameClock, JournalWriter, LiveTable, Tabl
 from voicehost.live.commands import parse_roles
 from voicehost.live.listening import listen
 from voicehost.live.playback import Speaker
-from voicehost.live.session import run
 from voicehost.live.speaking import supervised_speaker
 from voicehost.live.terminal import Terminal, status
 from voicehost.phrases.words import Word
 from voicehost.rules import rules_for
+from voicehost.session import run
 
 ROOT = Path(__file__).resolve().parent.parent
 

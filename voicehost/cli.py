@@ -338,7 +338,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     apart({**journal_outputs(*journal), "--protocol": protocol,
            "the protocol's CSV": protocol.with_suffix(".csv") if protocol else None, "--record": args.record},
           {"--host-script": args.host_script, "--audio-file": args.audio_file})
-    from voicehost.live import session
+    from voicehost import session
 
     return session.run(args, sys.stdout, sys.stdin)   # read now: a caller may have replaced them
 
@@ -348,13 +348,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     output_file(args.journal, "--journal", journal=True)
     apart(journal_outputs("--journal", args.journal), {"--script": args.script})
     _need_extra("web", ("aiohttp", "qrcode", "cryptography"), "the companion page")
-    from voicehost.live import session
+    from voicehost import session
 
     return session.serve(args)
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from voicehost.live import session
+    from voicehost import session
 
     return session.train(args, sys.stdout, sys.stdin)
 

@@ -3,9 +3,9 @@ journaled game of voicehost.journal; answers.py says its answers once on
 disk) with its journal's writer thread and notices (writer.py, notices.py),
 its clock (clock.py), its voice (speaking.py, played by playback.py), its
 ears (listening.py), the host's terminal (terminal.py, commands.py,
-stdin.py), the game's end (ending.py), the trainer (training.py), and the
-`run`/`serve`/`train` commands that put them together (session.py, from the
-parts built in parts.py). Texts come from the `[live]` block of the
+stdin.py), the game's end (ending.py), the trainer (training.py), and the parts a
+game is built from (parts.py; `voicehost.session` puts them together with
+the page for `run`, `serve` and `train`). Texts come from the `[live]` block of the
 phrasebook (texts.py)."""
 from voicehost.live.clock import AudioClock, GameClock
 from voicehost.live.notices import TableStopped
