@@ -9,8 +9,8 @@ from voicehost.bench.journal import measure
 
 def test_a_bench_game_resumes_identically_and_writes_runs_of_words(tmp_path):
     result = measure(600, 2.0, tmp_path)
-    assert result["same"] and result["words"] > 600
+    assert result.same and result.words > 600
     # words go in runs with the input or timer after them: far fewer writes (fsyncs) than words
-    assert result["writes"] < result["words"] / 5 and result["lines"] < result["words"] / 4
+    assert result.writes < result.words / 5 and result.lines < result.words / 4
     lines = [json.loads(line) for line in (tmp_path / "bench-2.jsonl").read_text("utf-8").splitlines()]
     assert any("ws" in line for line in lines)

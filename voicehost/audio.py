@@ -9,10 +9,11 @@ import os
 import struct
 import threading
 import wave
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from types import ModuleType
+from typing import Protocol
 
 import numpy as np
 
@@ -27,6 +28,57 @@ CHUNK_SECONDS = 0.04  # 40 ms: the text partial follows the audio this closely
 
 class AudioError(VoicehostError):
     """A device or file that cannot give or take audio."""
+
+
+DeviceInfo = Mapping[str, "str | int | float"]   # what PortAudio says of a device
+
+
+class _Stream(Protocol):
+    """An open PyAudio stream."""
+
+    def read(self, frames: int, exception_on_overflow: bool = ...) -> bytes: ...
+
+    def write(self, data: bytes) -> None: ...
+
+    def stop_stream(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class _PortAudio(Protocol):
+    """A `pyaudio.PyAudio`: PortAudio started, its devices and streams."""
+
+    def open(self, *, format: int, channels: int, rate: int, input: bool = ..., output: bool = ...,  # noqa: A002
+             input_device_index: int | None = ..., output_device_index: int | None = ...,
+             frames_per_buffer: int = ...) -> _Stream: ...
+
+    def get_device_count(self) -> int: ...
+
+    def get_device_info_by_index(self, index: int) -> DeviceInfo: ...
+
+    def get_default_input_device_info(self) -> DeviceInfo: ...
+
+    def get_default_output_device_info(self) -> DeviceInfo: ...
+
+    def terminate(self) -> None: ...
+
+
+class _PcmReader(Protocol):
+    """A WAV file being read: `wave`'s reader, or ours for WAVE_FORMAT_EXTENSIBLE."""
+
+    def getnchannels(self) -> int: ...
+
+    def getframerate(self) -> int: ...
+
+    def getsampwidth(self) -> int: ...
+
+    def getnframes(self) -> int: ...
+
+    def getcomptype(self) -> str: ...
+
+    def readframes(self, count: int) -> bytes: ...
+
+    def close(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -141,7 +193,7 @@ class _ExtensiblePcm:
         self._file.close()
 
 
-def _open_wav(path: Path) -> Any:
+def _open_wav(path: Path) -> _PcmReader:
     try:
         return wave.open(str(path), "rb")
     except wave.Error as exc:
@@ -264,15 +316,14 @@ def _native_quiet() -> Iterator[None]:
 class _QuietPyAudio:
     """pyaudio, whose PyAudio() start-up is run with native chatter silenced."""
 
-    def __init__(self, module: Any) -> None:
+    def __init__(self, module: ModuleType) -> None:
         self._module = module
+        self.paInt16: int = module.paInt16   # noqa: N815 - mirrors the library's name
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._module, name)
-
-    def PyAudio(self) -> Any:  # noqa: N802 - mirrors the library's name
+    def PyAudio(self) -> _PortAudio:  # noqa: N802 - mirrors the library's name
         with _native_quiet():
-            return self._module.PyAudio()
+            pa: _PortAudio = self._module.PyAudio()
+            return pa
 
 
 def _pyaudio() -> _QuietPyAudio:
@@ -288,7 +339,7 @@ def list_devices() -> list[Device]:
     pa = _pyaudio().PyAudio()
     try:
         return [
-            Device(i, info["name"], int(info["maxInputChannels"]), int(info["maxOutputChannels"]),
+            Device(i, str(info["name"]), int(info["maxInputChannels"]), int(info["maxOutputChannels"]),
                    int(info["defaultSampleRate"]))
             for i in range(pa.get_device_count())
             for info in [pa.get_device_info_by_index(i)]
@@ -340,7 +391,8 @@ def find_device(spec: str | int | None, *, output: bool) -> Device | None:
     return _match_device(spec, devices, "output" if output else "input")
 
 
-def _open_device(pyaudio: Any, device: str | int | None, *, output: bool) -> tuple[Any, Any]:
+def _open_device(pyaudio: _QuietPyAudio, device: str | int | None, *,
+                 output: bool) -> tuple[_PortAudio, DeviceInfo]:
     """A PyAudio instance and the device's info; one clear line when there is none."""
     pa = pyaudio.PyAudio()
     try:
@@ -398,7 +450,8 @@ class MicrophoneSource:
 class _DeviceChannels:
     """One input device's stream, opened with as many channels as its highest mapped one."""
 
-    def __init__(self, pyaudio: Any, device: str, wanted: dict[int, Channel], chunk_seconds: float) -> None:
+    def __init__(self, pyaudio: _QuietPyAudio, device: str, wanted: dict[int, Channel],
+                 chunk_seconds: float) -> None:
         self.wanted = wanted
         self.pa, info = _open_device(pyaudio, device or None, output=False)
         self.rate = int(info["defaultSampleRate"])
@@ -541,10 +594,10 @@ class SpeakerSink:
     def __init__(self, device: str | int | None = None) -> None:
         self._pyaudio = _pyaudio()
         self._pa, self._info = _open_device(self._pyaudio, device, output=True)
-        self.name = self._info["name"]
-        self._streams: dict[int, Any] = {}
+        self.name = str(self._info["name"])
+        self._streams: dict[int, _Stream] = {}
 
-    def _stream(self, rate: int) -> Any:
+    def _stream(self, rate: int) -> _Stream:
         if rate not in self._streams:
             self._streams[rate] = self._pa.open(format=self._pyaudio.paInt16, channels=1, rate=rate,
                                                 output=True, output_device_index=int(self._info["index"]))

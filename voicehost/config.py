@@ -85,7 +85,7 @@ class Config:
     ruleset: str = "4mafia"
     journal_dir: str = "journals"
     series_dir: str = "series"
-    rules_overrides: tuple[tuple[str, Any], ...] = ()
+    rules_overrides: tuple[tuple[str, object], ...] = ()
     audio: AudioSettings = field(default_factory=AudioSettings)
     asr: AsrSettings = field(default_factory=AsrSettings)
     tts: TtsSettings = field(default_factory=TtsSettings)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from voicehost.errors import DataError
 from voicehost.jsontypes import JSONObject
-from voicehost.phrasebook import formatted, language_of, phrase, phrasebook_data
+from voicehost.phrasebook import formatted, language_of, phrase, phrasebook_data, table_of, texts_of
 from voicehost.phrasedata import PhraseData, source
 
 if TYPE_CHECKING:
@@ -67,15 +67,16 @@ def live_texts(phrasebook: str, folder: Path | PhraseData | None = None) -> Live
 @lru_cache(maxsize=8)
 def _live_texts(phrasebook: str, phrases: PhraseData) -> LiveTexts:
     data = phrasebook_data(phrasebook, phrases)
-    block = dict(data.get("live", {}))
-    inputs = {key[len("input_"):]: value for key, value in data.get("web", {}).items()
-              if key.startswith("input_") and isinstance(value, str)}   # the page's names of host inputs
-    roles = block.pop("roles", {})
-    status = block.pop("status", {})
+    block = table_of(data, "live")
+    inputs = {key[len("input_"):]: value for key, value in texts_of(data.get("web")).items()
+              if key.startswith("input_")}   # the page's names of host inputs
+    roles = texts_of(block.pop("roles", {}))
+    status = texts_of(block.pop("status", {}))
     stems = block.pop("beyond_table", [])
-    protocol = block.pop("protocol", {})
-    lines = {key: value.strip("\n") for key, value in block.items() if isinstance(value, str)}
-    return LiveTexts(lines, dict(roles), dict(status), tuple(stems), inputs, dict(protocol), language_of(data))
+    protocol = texts_of(block.pop("protocol", {}))
+    lines = {key: value.strip("\n") for key, value in texts_of(block).items()}
+    return LiveTexts(lines, roles, status, tuple(str(s) for s in stems) if isinstance(stems, list) else (),
+                     inputs, protocol, language_of(data))
 
 
 def rendered(book: Phrasebook, output: Output) -> str:

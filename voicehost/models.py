@@ -15,7 +15,7 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from voicehost.errors import VoicehostError
 from voicehost.jsonio import read_json_file
@@ -147,12 +147,13 @@ def _host(url: str) -> str:
     return url.split("/")[2] if "://" in url else url
 
 
-def _open(url: str, offset: int, timeout: float) -> Any:
+def _open(url: str, offset: int, timeout: float) -> http.client.HTTPResponse | None:
     request = urllib.request.Request(url, headers={"User-Agent": "voicehost"})
     if offset:
         request.add_header("Range", f"bytes={offset}-")
     try:
-        return urllib.request.urlopen(request, timeout=timeout)
+        response: http.client.HTTPResponse = urllib.request.urlopen(request, timeout=timeout)
+        return response
     except urllib.error.HTTPError as exc:
         if exc.code == 416:  # the part file is already whole
             return None
@@ -191,7 +192,7 @@ def fetch(remote: RemoteFile, folder: Path, *, progress: Callable[[str, int | No
     return target
 
 
-def _receive(response: Any, part: Path, offset: int, bar: Progress) -> int:
+def _receive(response: http.client.HTTPResponse, part: Path, offset: int, bar: Progress) -> int:
     done = offset
     with part.open("ab" if offset else "wb") as out:
         try:
@@ -215,11 +216,12 @@ def _check(remote: RemoteFile, part: Path, folder: Path, published: str) -> None
         _pin(folder, remote.name, digest)
 
 
-def install(entry: Entry, folder: Path = MODELS, **kwargs: Any) -> Path:
+def install(entry: Entry, folder: Path = MODELS, *,
+            progress: Callable[[str, int | None], Progress] = Progress, timeout: float = 30.0) -> Path:
     made = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        paths = [fetch(remote, folder, **kwargs) for remote in entry.files]
+        paths = [fetch(remote, folder, progress=progress, timeout=timeout) for remote in entry.files]
     except DownloadError:
         if made and not any(folder.iterdir()):   # offline: no empty models/ that looks like an install
             folder.rmdir()

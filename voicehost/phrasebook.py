@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from voicehost.errors import DataError, VoicehostError
 from voicehost.phrasedata import PhraseData, source
@@ -51,7 +51,7 @@ class PluralFormatter(string.Formatter):
 
         self.rule = Locale.parse(language).plural_form
 
-    def format_field(self, value: Any, format_spec: str) -> str:
+    def format_field(self, value: object, format_spec: str) -> str:
         if "|" not in format_spec:
             return str(super().format_field(value, format_spec))
         forms = format_spec.split("|")
@@ -73,7 +73,20 @@ def phrase(template: str, values: Mapping[str, object], language: str) -> str:
     return plural_formatter(language).vformat(template, (), formatted(values))
 
 
-def language_of(data: Mapping[str, Any]) -> str:
+def table_of(data: Mapping[str, object], name: str) -> dict[str, object]:
+    """A phrasebook's table `[name]` (none: empty), or a DataError when it is not a table."""
+    table = data.get(name, {})
+    if not isinstance(table, dict):
+        raise DataError(f"phrasebook: [{name}] must be a table")
+    return {str(key): value for key, value in table.items()}
+
+
+def texts_of(value: object) -> dict[str, str]:
+    """The texts of a table of texts (what is not text is left out)."""
+    return {str(k): v for k, v in value.items() if isinstance(v, str)} if isinstance(value, dict) else {}
+
+
+def language_of(data: Mapping[str, object]) -> str:
     """A phrasebook's language (its `language`, a club's book inheriting it): the plural rules'."""
     language = data.get("language", "ru")
     return language if isinstance(language, str) else "ru"
@@ -147,7 +160,7 @@ class Phrasebook:
         return self.phase.get(phase, phase)
 
 
-def _check(section: Mapping[str, Any], where: str) -> dict[str, str]:
+def _check(section: Mapping[str, object], where: str) -> dict[str, str]:
     out = {}
     for key, text in section.items():
         if not isinstance(text, str):
@@ -165,7 +178,7 @@ def load_phrasebook(name: str = "phrasebook.ru", folder: Path | PhraseData | Non
     return _load_phrasebook(name, source(folder))
 
 
-def phrasebook_data(name: str, folder: Path | PhraseData | None = None) -> Mapping[str, Any]:
+def phrasebook_data(name: str, folder: Path | PhraseData | None = None) -> Mapping[str, object]:
     """The one reading of a phrasebook file (over the one it `inherit`s), from
     which its sentences (`load_phrasebook`), the page's words (web/texts.py) and
     the live table's (live/texts.py) are taken. Shared: never modified."""
@@ -173,7 +186,7 @@ def phrasebook_data(name: str, folder: Path | PhraseData | None = None) -> Mappi
 
 
 @lru_cache(maxsize=8)
-def _phrasebook_data(name: str, phrases: PhraseData) -> Mapping[str, Any]:
+def _phrasebook_data(name: str, phrases: PhraseData) -> Mapping[str, object]:
     return MappingProxyType(phrases.read_inherited(name, "phrasebook"))
 
 
@@ -183,7 +196,8 @@ def _load_phrasebook(name: str, phrases: PhraseData) -> Phrasebook:
     data = _phrasebook_data(name, phrases)
     sections = {}
     for section in SECTIONS:
-        if not isinstance(data.get(section, {}), dict):
+        table = data.get(section, {})
+        if not isinstance(table, dict):
             raise DataError(f"{path}: [{section}] must be a table")
-        sections[section] = _check(data.get(section, {}), str(path))
+        sections[section] = _check(table, str(path))
     return Phrasebook(**sections)

@@ -15,7 +15,6 @@ import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from voicehost import paths
 from voicehost.errors import ConfigError, DataError, VoicehostError
@@ -140,17 +139,17 @@ _TYPES = {bool: "true or false", int: "a whole number", float: "a number", str: 
           dict: "a table"}
 
 
-def _type(value: Any) -> type:
+def _type(value: object) -> type:
     return next((kind_ for kind_ in (bool, int, float, str, list, dict) if isinstance(value, kind_)), type(value))
 
 
-def _fits(value: Any, wanted: type) -> bool:
+def _fits(value: object, wanted: type) -> bool:
     """A value of the shipped value's type (a whole number where a number is)."""
     found = _type(value)
     return found is wanted or (wanted is float and found is int)
 
 
-def _shape(values: list[Any]) -> TomlTable:
+def _shape(values: list[TomlTable]) -> TomlTable:
     """The keys the shipped tables have, each with its type and, for a table or
     a list of tables, the shape of what is inside."""
     shape: TomlTable = {}

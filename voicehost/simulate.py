@@ -10,7 +10,6 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from voicehost.errors import GameError, InputError, VoicehostError
 from voicehost.files import input_file, output_file, write_atomic
@@ -180,7 +179,7 @@ def _script_text(path: Path, game: Moderator) -> str:
         raise InputError(f"{path}:{line}: not UTF-8 text (byte {exc.start}) (phase: {game.where()})") from None
 
 
-def _json_line(data: Any) -> str:
+def _json_line(data: object) -> str:
     """One JSON line; text that cannot be UTF-8 (a lone surrogate) is written escaped."""
     line = json.dumps(data, ensure_ascii=False)
     try:

@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 
 
 @functools.cache
-def _libc() -> Any:
+def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
 
 

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -43,7 +43,7 @@ from voicehost.bench.seats import (
     script,
     table_ears,
 )
-from voicehost.bench.source import source_tool
+from voicehost.bench.source import Transcript, source_tool
 from voicehost.bench.stats import percentile
 
 if TYPE_CHECKING:
@@ -229,7 +229,7 @@ def directions(room: Room, mics: ArrayGeometry, angles: dict[int, float], clips:
     return placed
 
 
-def room_recording(transcript: dict[str, Any], pcm: np.ndarray, number: Callable[[str], int],
+def room_recording(transcript: Transcript, pcm: np.ndarray, number: Callable[[str], int],
                    speaker: int = SPEAKER, limit: int | None = None) -> tuple[np.ndarray, list[Segment],
                                                                               dict[int, float], Room]:
     """The array's recording of the nominations game (int16, 6 x samples), its

@@ -24,8 +24,8 @@ import random
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from voicehost.asr import Revision
 from voicehost.game.events import parse_event
@@ -122,7 +122,25 @@ def play(path: Path, seconds: float, words_per_second: float) -> tuple[LiveTable
     return live, speech.heard if speech else 0, speaking
 
 
-def measure(seconds: float, words_per_second: float, folder: Path) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Measured:
+    """One bench game: its journal's size, lines and writes, the words heard in
+    how many seconds of speaking, and whether the resumed game is the same."""
+
+    rate: float
+    bytes: int
+    lines: int
+    writes: int
+    words: int
+    speaking: float
+    revisions: int
+    resume: float
+    play: float
+    days: int
+    same: bool
+
+
+def measure(seconds: float, words_per_second: float, folder: Path) -> Measured:
     path = folder / f"bench-{words_per_second:g}.jsonl"   # "bench-inf": non-stop speech
     path.unlink(missing_ok=True)
     started = time.perf_counter()
@@ -137,14 +155,13 @@ def measure(seconds: float, words_per_second: float, folder: Path) -> dict[str, 
     resume = time.perf_counter() - started
     journal.close()
     data = path.read_bytes()
-    return {"rate": words_per_second, "bytes": len(data), "lines": data.count(b"\n"), "writes": writes,
-            "words": heard, "speaking": speaking, "revisions": data.count(b'"revise"'), "resume": resume,
-            "play": played,
-            "days": live.game.day, "same": snapshot(resumed.game) == snapshot(live.game)}
+    return Measured(rate=words_per_second, bytes=len(data), lines=data.count(b"\n"), writes=writes, words=heard,
+                    speaking=speaking, revisions=data.count(b'"revise"'), resume=resume, play=played,
+                    days=live.game.day, same=snapshot(resumed.game) == snapshot(live.game))
 
 
 def run(hours: float = 2.0, rates: tuple[float, ...] = (0.0, 1.0, 2.0, math.inf), *,
-        out: Callable[[str], None] = print) -> list[dict[str, Any]]:
+        out: Callable[[str], None] = print) -> list[Measured]:
     seconds = hours * 3600
     out(f"journal: a {hours:g}-hour game (4mafia, quiet_rounds=off: speeches almost all the time), "
         f"played through the live table: 20 Hz ticker, partial words then final results, fsync per write")
@@ -156,10 +173,10 @@ def run(hours: float = 2.0, rates: tuple[float, ...] = (0.0, 1.0, 2.0, math.inf)
             r = measure(seconds, rate, Path(folder))
             results.append(r)
             asked = "non-stop" if math.isinf(rate) else f"{rate:g}"
-            heard = r["words"] / r["speaking"] if r["speaking"] else 0.0
-            out(f"  {asked:>12} ({heard:4.2f})   {r['bytes'] / 1024:7.1f} KB   {r['lines']:>5d}   {r['writes']:>17d}   "
-                f"{r['words']:>5d}   {r['revisions']:>12d}   {r['resume']:5.2f} s   "
-                f"{'identical' if r['same'] else 'DIFFERENT'} (day {r['days']})")
+            heard = r.words / r.speaking if r.speaking else 0.0
+            out(f"  {asked:>12} ({heard:4.2f})   {r.bytes / 1024:7.1f} KB   {r.lines:>5d}   {r.writes:>17d}   "
+                f"{r.words:>5d}   {r.revisions:>12d}   {r.resume:5.2f} s   "
+                f"{'identical' if r.same else 'DIFFERENT'} (day {r.days})")
     return results
 
 

@@ -9,12 +9,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from voicehost.asr import CaptionedRecognizer, SpeechModel, VoskRecognizer
 from voicehost.audio import CHUNK_SECONDS, Clip
 from voicehost.bench.memory import memory, peak_rss_mb
-from voicehost.bench.source import source_tool
+from voicehost.bench.source import Transcript, source_tool
 from voicehost.bench.standins import StandInTable, false_nominations
 from voicehost.bench.stats import min_median_max_ms, percentile, spread_ms
 from voicehost.paths import ROOT
@@ -37,7 +37,6 @@ BenchRecognizer = VoskRecognizer | CaptionedRecognizer
 # Korean stand-ins play the Russian words (tools/latency_fixture.py).
 
 CHUNK = CHUNK_SECONDS  # what the microphone hands the recognizer at the table
-Transcript = dict[str, Any]   # the fixture's JSON transcript (tools/latency_fixture.py)
 
 
 @dataclass

@@ -20,11 +20,12 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from voicehost.bench.source import source_tool
+from voicehost.bench.source import Transcript, source_tool
 from voicehost.bench.stats import percentile
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ class Segment:
         return self.interjection[1] if self.interjection is not None else self.said[0]
 
 
-def _clips(transcript: dict[str, Any], pcm: np.ndarray) -> list[tuple[np.ndarray, dict[str, Any]]]:
+def _clips(transcript: Transcript, pcm: np.ndarray) -> list[tuple[np.ndarray, Transcript]]:
     """Each fixture utterance as its own samples, from a little before its first word to after its last."""
     out = []
     for utterance in transcript["utterances"]:
@@ -71,7 +72,7 @@ def _clips(transcript: dict[str, Any], pcm: np.ndarray) -> list[tuple[np.ndarray
     return out
 
 
-def build(transcript: dict[str, Any], pcm: np.ndarray,
+def build(transcript: Transcript, pcm: np.ndarray,
           number: Callable[[str], int]) -> tuple[np.ndarray, list[Segment]]:
     """The 11 channels (host, seats 1-10) as int16 samples, and what each segment holds."""
     dry, segments = script(transcript, pcm, number)
@@ -83,7 +84,7 @@ def build(transcript: dict[str, Any], pcm: np.ndarray,
     return np.clip(mixed, -32768, 32767).astype(np.int16), segments
 
 
-def script(transcript: dict[str, Any], pcm: np.ndarray, number: Callable[[str], int],
+def script(transcript: Transcript, pcm: np.ndarray, number: Callable[[str], int],
            speaker: int = SPEAKER) -> tuple[np.ndarray, list[Segment]]:
     """What each seat says (host, seats 1-10; float samples, no bleed, no noise), and what each segment holds."""
     clips = _clips(transcript, pcm)
@@ -233,7 +234,7 @@ def _number(seat: int | None) -> int:
     return seat
 
 
-def table_ears(fixture: Any, stand_ins: dict[str, str]) -> tuple[Speaker, TimingSink, Callable[[], Recognizer]]:
+def table_ears(fixture: ModuleType, stand_ins: dict[str, str]) -> tuple[Speaker, TimingSink, Callable[[], Recognizer]]:
     """The table's voice (its 'Принят' lines prerendered, each start timed) and
     a factory of the real model's recognizers under the fixture's stand-ins."""
     from voicehost.asr import VoskRecognizer, load_model

@@ -7,9 +7,13 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from voicehost.errors import InputError
 from voicehost.paths import ROOT
+
+# The fixture's JSON transcript (tools/latency_fixture.py), its utterances and their words
+Transcript = dict[str, Any]
 
 
 def source_tool(name: str) -> ModuleType:

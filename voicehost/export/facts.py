@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any
 
 from voicehost.errors import VoicehostError
-from voicehost.game.events import parse_event
+from voicehost.game.events import SeatEvent, parse_event
 from voicehost.game.model import Cause, FloorKind, Phase, Team
 from voicehost.game.moderator import Moderator, new_game
 from voicehost.game.protocol import protocol
 from voicehost.game.state import Record
 from voicehost.journal.lines import Entry
+from voicehost.jsontypes import JSONObject
 
 Entries = list[Entry]
 REMOVALS = {"foul": Cause.FOULS, "disqualify": Cause.DISQUALIFIED, "leave_table": Cause.LEFT_TABLE}
@@ -100,7 +100,7 @@ def collect(game: Moderator, entries: Entries) -> Facts:
     return facts
 
 
-def _watch(game: Moderator, facts: Facts, t: float, event: dict[str, Any]) -> None:
+def _watch(game: Moderator, facts: Facts, t: float, event: JSONObject) -> None:
     kind = event.get("type")
     game.advance(t)
     if kind == "tick":
@@ -111,14 +111,16 @@ def _watch(game: Moderator, facts: Facts, t: float, event: dict[str, Any]) -> No
     moment = Moment.of(game)
     before = len(game.eliminated)
     blacks = sorted(s for s in game.alive if game.side(s) == Team.BLACK)
-    game.handle(parse_event(event, game.max_seat), t)
+    parsed = parse_event(event, game.max_seat)
+    game.handle(parsed, t)
+    seat = parsed.seat if isinstance(parsed, SeatEvent) else None
     if kind == "shot":
-        facts.shots[game.night] = event.get("seat")
+        facts.shots[game.night] = seat
         facts.shooters[game.night] = blacks
-    elif kind == "foul":
-        facts.fouls.append((int(event["seat"]), moment))
+    elif kind == "foul" and seat is not None:
+        facts.fouls.append((seat, moment))
     elif kind == "unfoul":
-        mine = [i for i, (seat, _) in enumerate(facts.fouls) if seat == int(event["seat"])]
+        mine = [i for i, (fouled, _) in enumerate(facts.fouls) if fouled == seat]
         if mine:
             del facts.fouls[mine[-1]]
     for gone in game.eliminated[before:]:

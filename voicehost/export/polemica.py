@@ -10,11 +10,11 @@ and the counts go to the `comment` and, as data, under "voicehost"."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from voicehost.export.common import EXTENSION, Notes, common_notes, extension, times
 from voicehost.export.facts import Facts, Moment, removal_of
 from voicehost.game.model import Cause, Phase
+from voicehost.jsontypes import JSONOutObject
 
 ROLES = {"don": 0, "mafia": 1, "citizen": 2, "sheriff": 3}
 CHECKERS = {"don": 0, "sheriff": 3}
@@ -24,7 +24,7 @@ NIGHT_STAGES = {Phase.HUNT: "shooting", Phase.DON_CHECK: "donCheck", Phase.SHERI
 FIRST_NIGHT = (Phase.SETUP, Phase.MAFIA_MEETING, Phase.DON_MEETING, Phase.SHERIFF_MEETING)
 
 
-def stage(moment: Moment) -> dict[str, Any]:
+def stage(moment: Moment) -> JSONOutObject:
     """A moment as a Polemica stage {type, day[, player, voting]}."""
     if moment.phase in NIGHT_STAGES:
         return {"type": NIGHT_STAGES[moment.phase], "day": moment.night - 1}
@@ -43,12 +43,13 @@ def stage(moment: Moment) -> dict[str, Any]:
     return {"type": "voting", "day": moment.day, "voting": max(moment.vote_round, 1)}
 
 
-def _players(facts: Facts, notes: Notes) -> list[dict[str, Any]]:
-    players: dict[int, dict[str, Any]] = {
-        seat: {"position": seat, "username": facts.name(seat), "role": ROLES[facts.roles[seat]],
-               "techs": [], "fouls": []} for seat in facts.seats}
+def _players(facts: Facts, notes: Notes) -> list[JSONOutObject]:
+    fouls: dict[int, list[JSONOutObject]] = {seat: [] for seat in facts.seats}
     for seat, moment in facts.fouls:
-        players[seat]["fouls"].append({"stage": stage(moment)})
+        fouls[seat].append({"stage": stage(moment)})
+    players: dict[int, JSONOutObject] = {
+        seat: {"position": seat, "username": facts.name(seat), "role": ROLES[facts.roles[seat]],
+               "techs": [], "fouls": fouls[seat]} for seat in facts.seats}
     for out in facts.record.eliminated:
         removal = removal_of(facts, out.seat)
         if removal is not None:
@@ -61,7 +62,7 @@ def _players(facts: Facts, notes: Notes) -> list[dict[str, Any]]:
     return [players[seat] for seat in facts.seats]
 
 
-def record(facts: Facts, phrasebook: str, ended: datetime | None = None) -> dict[str, Any]:
+def record(facts: Facts, phrasebook: str, ended: datetime | None = None) -> JSONOutObject:
     notes = Notes(phrasebook)
     players = _players(facts, notes)
     if facts.winner == "draw":

@@ -6,11 +6,11 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from voicehost.errors import InputError
 from voicehost.game.events import NULLABLE, ascii_number
 from voicehost.game.model import ROLE_COUNTS
+from voicehost.jsontypes import JSONOutObject
 from voicehost.live.texts import LiveTexts, live_texts
 from voicehost.phrases.grammar import Grammar, Kind
 from voicehost.phrases.words import Word
@@ -87,7 +87,7 @@ def _seats(command: str, args: list[str], texts: LiveTexts) -> list[int]:
     return seats
 
 
-def parse_command(line: str, texts: LiveTexts | None = None) -> dict[str, Any] | str:
+def parse_command(line: str, texts: LiveTexts | None = None) -> JSONOutObject | str:
     """A host command as an event, or a word for the terminal itself (state, help, quit, undo, deal)."""
     texts = texts or _russian()
     head, *args = line.split()
@@ -115,7 +115,7 @@ def parse_command(line: str, texts: LiveTexts | None = None) -> dict[str, Any] |
         names = [n.strip() for n in (rest if drawn else rest[4:]).split(",") if n.strip()]
         return {"type": "seating", "names": names, "draw": drawn}
     if head == "/votes":
-        counts = {}
+        counts: dict[str, int | None] = {}
         for arg in args:
             seat, sep, count = arg.replace(":", "=").partition("=")
             if not sep or number(seat) is None or number(count) is None:

@@ -213,7 +213,9 @@ class Terminal:
             if isinstance(command, str):
                 return command
             if command["type"] == "seating":
-                command = seating_event(command["names"], command["draw"], len(self.live.game.seats()),
+                names, draw = command["names"], command["draw"]
+                assert isinstance(names, list) and isinstance(draw, bool)   # as parse_command builds it
+                command = seating_event([str(n) for n in names], draw, len(self.live.game.seats()),
                                         self.texts, self.evening.series if self.evening else None)
             self.live.apply_json(command)
             if command["type"] == "protest":   # the protocol and the series follow the protest

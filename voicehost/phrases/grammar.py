@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from rapidfuzz import fuzz, process
 
@@ -153,7 +153,7 @@ def _fuzzy_match(word: str, choices: tuple[str, ...], score: float) -> bool:
     return process.extractOne(word, long_choices, scorer=fuzz.ratio, score_cutoff=score) is not None
 
 
-def _strings(table: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
+def _strings(table: Mapping[str, object], key: str, where: str) -> tuple[str, ...]:
     value = table.get(key, [])
     if isinstance(value, str):
         value = [value]
@@ -182,7 +182,7 @@ def load_numbers(filename: str, folder: Path | PhraseData | None = None) -> dict
     return numbers
 
 
-def _numbers_file(value: Any, where: str) -> str:
+def _numbers_file(value: object, where: str) -> str:
     if not isinstance(value, str) or not value.endswith(".toml") or Path(value).name != value:
         raise DataError(f"{where}: 'numbers' must name a number-words file beside it, got {value!r}")
     return value

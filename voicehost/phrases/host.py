@@ -5,11 +5,10 @@ the caller judges the event as any other input (`parse_event`, admission)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from voicehost.errors import DataError, InputError
 from voicehost.jsontypes import JSONObject
@@ -73,7 +72,7 @@ class HostCommand:
 # ------------------------------------------------------------ loading
 
 
-def _phrases(value: Any, where: str) -> tuple[Phrase, ...]:
+def _phrases(value: object, where: str) -> tuple[Phrase, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value):
@@ -81,7 +80,7 @@ def _phrases(value: Any, where: str) -> tuple[Phrase, ...]:
     return tuple(tuple(normalize(w) for w in v.split()) for v in value)
 
 
-def _table(data: dict[str, Any], name: str, keys: tuple[str, ...], where: str) -> dict[str, tuple[Phrase, ...]]:
+def _table(data: Mapping[str, object], name: str, keys: tuple[str, ...], where: str) -> dict[str, tuple[Phrase, ...]]:
     table = data.get(name)
     if not isinstance(table, dict):
         raise DataError(f"{where}: [{name}] must be a table")

@@ -11,12 +11,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
-from typing import Any
 
 from voicehost.errors import InputError
 from voicehost.game.events import Protest, parse_protest
 from voicehost.game.records import BestMoveRecord
 from voicehost.game.scoring import protest_passes
+from voicehost.jsontypes import JSONOutObject
 from voicehost.names import check_name, name_key
 from voicehost.refusals import RefuseKey
 
@@ -188,12 +188,16 @@ class Row:
     def coefficient(self) -> Fraction:
         return self.points / self.games
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONOutObject:
         return {"place": self.place, "name": self.name, "games": self.games, "wins": self.wins,
                 "points": float(self.points), "coefficient": round(float(self.coefficient), 4),
                 "bests": self.bests, "worsts": self.worsts, "best_moves": self.best_moves,
                 "wins_by_role": dict(self.wins_by_role),
                 "decided_by": None if self.decided_by is None else str(self.decided_by)}
+
+
+# what places a row (4.5.5), in order: coefficient, points, wins, bests, wins in each heavy role
+Merit = tuple[Fraction, Fraction, int, int, tuple[int, ...]]
 
 
 @dataclass
@@ -224,7 +228,7 @@ def standings(games: Iterable[Game], lot: Lot, names: Mapping[str, str] | None =
         _add(rows, game, names or {}, every.index(game) + 1 if len(every) > 1 else None)
     heavy = heavy_roles(counted)
 
-    def merit(row: Row) -> tuple[Any, ...]:
+    def merit(row: Row) -> Merit:
         return (row.coefficient, row.points, row.wins, row.bests,
                 tuple(row.wins_by_role[r] for r in heavy))
 
@@ -238,12 +242,12 @@ def standings(games: Iterable[Game], lot: Lot, names: Mapping[str, str] | None =
     return ordered
 
 
-def _descending(merit: tuple[Any, ...]) -> tuple[Any, ...]:
-    *numbers, heavy = merit
-    return (*(-n for n in numbers), tuple(-w for w in heavy))
+def _descending(merit: Merit) -> Merit:
+    coefficient, points, wins, bests, heavy = merit
+    return (-coefficient, -points, -wins, -bests, tuple(-w for w in heavy))
 
 
-def _decided(above: tuple[Any, ...], row: tuple[Any, ...]) -> Decided:
+def _decided(above: Merit, row: Merit) -> Decided:
     criteria = (Decided.COEFFICIENT, Decided.POINTS, Decided.WINS, Decided.BESTS, Decided.HEAVY_ROLE)
     return next((c for c, a, b in zip(criteria, above, row, strict=True) if a != b), Decided.LOT)
 

@@ -11,11 +11,11 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from voicehost.errors import InputError
 from voicehost.files import write_atomic
 from voicehost.jsonio import read_json_file
+from voicehost.jsontypes import JSONObject
 from voicehost.names import check_name, name_key
 from voicehost.refusals import RefuseKey
 from voicehost.series.standings import Game, Lot, Row, game_from, standings, unnamed
@@ -33,11 +33,6 @@ def series_name(name: str) -> str:
     return name
 
 
-def read_json(path: Path, what: str) -> Any:
-    """A JSON file, or an InputError naming it in one line."""
-    return read_json_file(path, what, max_bytes=MAX_FILE)
-
-
 class FileRefusal(InputError):
     """A file whose content does not fit: the refusal, and the file it is about."""
 
@@ -46,9 +41,9 @@ class FileRefusal(InputError):
         super().__init__(f"{path}: {refused}", key=refused.key, values=refused.values)
 
 
-def read_game(path: Path) -> tuple[dict[str, Any], Game]:
+def read_game(path: Path) -> tuple[JSONObject, Game]:
     """A protocol file and the game the standings read of it."""
-    data = read_json(path, "protocol")
+    data = read_json_file(path, "protocol", max_bytes=MAX_FILE)
     try:
         return data, game_from(data)
     except InputError as exc:
@@ -83,7 +78,7 @@ class Series:
         path = folder / "series.json"
         if not path.is_file():
             raise InputError(f"no series {name!r} in {root}", key=RefuseKey.SERIES_UNKNOWN, values={"word": name})
-        data = read_json(path, "series")
+        data = read_json_file(path, "series", max_bytes=MAX_FILE)
         try:
             roster = [check_name(n) for n in data["roster"]]
             lot = Lot({str(k): float(v) for k, v in data.get("lot", {}).items()}, data.get("lot_seed"))
@@ -131,14 +126,14 @@ class Series:
     def games(self) -> list[Game]:
         return [read_game(path)[1] for path in self.game_files()]
 
-    def check_game(self, data: dict[str, Any]) -> Game:
+    def check_game(self, data: JSONObject) -> Game:
         game = game_from(data)
         if game.ruleset != self.ruleset:
             raise InputError(f"the game was played by {game.ruleset}, the series plays {self.ruleset}",
                              key=RefuseKey.SERIES_RULESET, values={"word": game.ruleset, "input": self.ruleset})
         return game
 
-    def put(self, game_id: str, data: dict[str, Any]) -> list[str]:
+    def put(self, game_id: str, data: JSONObject) -> list[str]:
         """Keep (or replace) game `game_id`'s protocol; the players new to the roster."""
         game = self.check_game(data)
         new = self.enrol(name for seat, name in game.players.items() if not unnamed(seat, name))

@@ -32,10 +32,10 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from aiohttp import web
 
+from voicehost.jsontypes import JSONOutObject, JSONValue
 from voicehost.web.devices import Counters, Devices, b64, proof_mac
 from voicehost.web.validate import Refusal
 
@@ -233,7 +233,7 @@ class Access:
             waiting.refused = True
         return True
 
-    def pending_list(self) -> list[dict[str, Any]]:
+    def pending_list(self) -> list[JSONOutObject]:
         now = self.clock()
         return [{"id": ident, "via": p.via, "code": p.code, "age": int(now - p.at)}
                 for ident, p in self.pending.items()
@@ -270,7 +270,7 @@ class Access:
         if not hmac.compare_digest(signature.encode(), self.devices.sign("session", device).encode()):
             return None
         record = self.devices.paired.get(device)
-        if record is None or time.time() - float(record.get("at", 0)) > SESSION_SECONDS:
+        if record is None or time.time() - _seconds(record.get("at")) > SESSION_SECONDS:
             return None
         return Session(device, str(record.get("kind", JUDGE)), self.devices.sign("csrf", device),
                        self.reveal.get(device, False))
@@ -292,9 +292,9 @@ class Access:
         self.counters.pop(device, None)
         return self.devices.remove(device)
 
-    def device_list(self, current: str) -> list[dict[str, Any]]:
+    def device_list(self, current: str) -> list[JSONOutObject]:
         return [{"id": device, "kind": record.get("kind"), "via": record.get("via"),
-                 "at": time.strftime("%H:%M", time.localtime(float(record.get("at", 0)))),
+                 "at": time.strftime("%H:%M", time.localtime(_seconds(record.get("at")))),
                  "current": device == current}
                 for device, record in sorted(self.devices.paired.items(), key=lambda kv: int(kv[0]))]
 
@@ -349,3 +349,8 @@ def require_reader(request: web.Request) -> Session:
 def _csrf_ok(request: web.Request, session: Session) -> bool:
     token = request.headers.get("X-CSRF-Token", "")
     return hmac.compare_digest(token.encode("utf-8", "replace"), session.csrf.encode())
+
+
+def _seconds(value: JSONValue) -> float:
+    """A paired device's time as the devices file keeps it (none: the epoch)."""
+    return float(value) if isinstance(value, int | float) else 0.0

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 from datetime import UTC, datetime
-from typing import Any
 
 from aiohttp import web
 
@@ -15,6 +14,7 @@ from voicehost.export import ExportError, export_text, host_text
 from voicehost.game.events import HOST_INPUTS, Event, parse_event
 from voicehost.game.protocol import protocol
 from voicehost.journal import dealt, last_host_input
+from voicehost.jsontypes import JSONObject, JSONOut
 from voicehost.live import LiveTable
 from voicehost.live.commands import random_roles
 from voicehost.live.ending import protocol_csv  # one writer for the page and the file
@@ -38,7 +38,7 @@ async def api_state(request: web.Request) -> web.Response:
     return _state(request, session)
 
 
-def _state(request: web.Request, session: Session, **extra: Any) -> web.Response:
+def _state(request: web.Request, session: Session, **extra: JSONOut) -> web.Response:
     state = request.app[HUB].host_view(session)
     return web.json_response({**state, **extra}, dumps=dumps)
 
@@ -149,7 +149,7 @@ async def api_undo(request: web.Request) -> web.Response:
                               "state": hub.host_view(session)}, dumps=dumps)
 
 
-async def _object(request: web.Request) -> dict[str, Any]:
+async def _object(request: web.Request) -> JSONObject:
     """A body that must be empty or a JSON object."""
     data = await read_json(request, allow_empty=True)
     if not isinstance(data, dict):
@@ -161,7 +161,7 @@ async def api_reveal(request: web.Request) -> web.Response:
     session = require_host(request)
     data = await read_json(request)
     show = data.get("show") if isinstance(data, dict) else None
-    if not isinstance(show, bool) or set(data) - {"show"}:
+    if not isinstance(data, dict) or not isinstance(show, bool) or set(data) - {"show"}:
         raise Refusal(400, "bad_bool")
     access: Access = request.app[ACCESS_KEY]
     access.reveal[session.id] = show

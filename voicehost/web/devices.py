@@ -17,11 +17,11 @@ import os
 import secrets
 import time
 from pathlib import Path
-from typing import Any
 
 from voicehost.errors import VoicehostError
 from voicehost.files import write_atomic
 from voicehost.jsonio import read_json_file
+from voicehost.jsontypes import JSONObject
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ def pin_key(shared: bytes) -> bytes:
     return hashlib.sha256(PIN_KEY_LABEL + shared).digest()
 
 
-def decode_key(text: Any) -> bytes | None:
+def decode_key(text: object) -> bytes | None:
     """A key the page sends (base64url), or None when it is not one."""
     if not isinstance(text, str) or len(text) > 200:
         return None
@@ -87,7 +87,7 @@ class Devices:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
         self.key = secrets.token_bytes(32)
-        self.paired: dict[str, dict[str, Any]] = {}
+        self.paired: dict[str, JSONObject] = {}
         self.serial = 0
         self.tv = secrets.token_urlsafe(9)
         if path is not None and path.exists():

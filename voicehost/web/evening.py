@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from voicehost.game.model import Output
 from voicehost.live import LiveTable
@@ -15,13 +15,16 @@ from voicehost.web.hub import HUB
 from voicehost.web.series import SeriesDesk, fresh_evening, switch_table
 from voicehost.web.server import PageServer, start_server
 
+if TYPE_CHECKING:
+    from voicehost.config import Config
+
 
 class EveningPage:
     """The page server of a whole evening: started with its first game, switched to
     each next one, stopped when the evening ends. Its devices and certificate are
     the series' (EVENING_FILE), so a crash and `run --series` again keep the phones."""
 
-    def __init__(self, evening: Evening, config: Any, *, lan: bool, port: int | None, out: TextIO,
+    def __init__(self, evening: Evening, config: Config, *, lan: bool, port: int | None, out: TextIO,
                  lines: asyncio.Queue[str | None], qr: bool = True) -> None:
         self.desk = SeriesDesk(evening, next_game=lambda: lines.put_nowait("/new"))
         self.config, self.lan, self.port, self.out, self.qr = config, lan, port, out, qr

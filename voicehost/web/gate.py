@@ -14,6 +14,7 @@ import errno
 import json
 import logging
 import resource
+import ssl
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable
@@ -177,7 +178,7 @@ class GatedSite(web.BaseSite):
     """A TCP site whose connections pass the gate (and, with a context, TLS)."""
 
     def __init__(self, runner: web.BaseRunner, host: str, port: int, gate: Gate, *,
-                 ssl_context: Any = None) -> None:
+                 ssl_context: ssl.SSLContext | None = None) -> None:
         super().__init__(runner, ssl_context=ssl_context)
         self._host, self._port, self.gate = host, port, gate
         self.bound = port

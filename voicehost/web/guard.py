@@ -7,10 +7,10 @@ import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from aiohttp import web
 
+from voicehost.jsontypes import JSONOut
 from voicehost.web.access import ACCESS_KEY, BODY, HEADERS, Access
 from voicehost.web.gate import SERVER
 from voicehost.web.hub import HUB
@@ -38,11 +38,12 @@ UNPADDED = ("/api/table", "/api/overlay/", "/api/epoch")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def dumps(data: Any) -> str:
+def dumps(data: object) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
-def json_error(status: int, text: str, headers: dict[str, str] | None = None, **extra: Any) -> web.Response:
+def json_error(status: int, text: str, headers: dict[str, str] | None = None,
+               **extra: JSONOut) -> web.Response:
     """A refusal as the page reads it: one line under "error" (plus `extra`)."""
     return web.json_response({"error": " ".join(text.split()), **extra}, status=status, dumps=dumps,
                              headers=headers)
@@ -164,5 +165,5 @@ def _refused(refusal: Refusal, texts: Texts) -> web.Response:
     if refusal.key == "stopped":  # the journal failed: the page shows it loudly
         return json_error(refusal.status, str(refusal.values["text"]), stopped=True)
     if refusal.key == "no_proof":  # the page's request layer reads this server's epoch and signs again
-        return json_error(refusal.status, texts("no_proof"), epoch=refusal.values["epoch"])
+        return json_error(refusal.status, texts("no_proof"), epoch=str(refusal.values["epoch"]))
     return json_error(refusal.status, texts(refusal.key, **refusal.values))

@@ -8,11 +8,12 @@ import json
 import secrets
 import time
 from collections import Counter, deque
-from typing import Any
+from collections.abc import Mapping
 
 from aiohttp import WSMsgType, web
 
 from voicehost.game.model import Output
+from voicehost.jsontypes import JSONOut, JSONOutObject
 from voicehost.live import LiveTable
 from voicehost.web.access import ACCESS_KEY, Access, Session, require_session
 from voicehost.web.padding import balance, padded
@@ -47,7 +48,7 @@ class Hub:
         self.access = access
         self.log: list[tuple[int, Output]] = []
         self.said = 0
-        self.suggestions: list[dict[str, Any]] = []
+        self.suggestions: list[JSONOutObject] = []
         self.answers_dismissed = 0
         self.host_sockets: dict[web.WebSocketResponse, Session] = {}
         self.table_sockets: set[web.WebSocketResponse] = set()
@@ -71,17 +72,19 @@ class Hub:
                 self.said += 1
                 self.log.append((self.said, output))
             elif output.kind == "suggest":
-                self.suggestions.append({"id": len(self.suggestions), "seat": output.values.get("seat"),
+                seat, suggest = output.values.get("seat"), output.values.get("suggest")
+                self.suggestions.append({"id": len(self.suggestions),
+                                         "seat": seat if isinstance(seat, int) else None,
                                          "word": self.live.game.book.render(output),
-                                         "suggest": output.values.get("suggest"),
+                                         "suggest": str(suggest) if suggest is not None else None,
                                          "open": True})
         del self.log[:-200]
         self.loop.call_soon_threadsafe(self._wake.set)
 
-    def open_suggestions(self) -> list[dict[str, Any]]:
+    def open_suggestions(self) -> list[JSONOutObject]:
         return [s for s in self.suggestions if s["open"]][-10:]
 
-    def host_view(self, session: Session) -> dict[str, Any]:
+    def host_view(self, session: Session) -> JSONOutObject:
         # The device's choice as it stands now: a live socket keeps the session it
         # connected with, so "Показать роли" on another request never reached it.
         reveal = self.access.reveal.get(session.id, False) if self.access is not None else session.reveal_roles
@@ -104,7 +107,7 @@ class Hub:
         """A host channel's state message, padded to its bucket (web/padding.py)."""
         return padded(json.dumps({"type": "state", "state": self.host_view(session)}, ensure_ascii=False))
 
-    def table_view(self) -> dict[str, Any]:
+    def table_view(self) -> JSONOutObject:
         with self.live.lock:
             state = table_state(self.live, self.texts, self.log)
         state["epoch"] = self.epoch
@@ -180,18 +183,25 @@ class Hub:
 HUB: web.AppKey[Hub] = web.AppKey("hub", Hub)
 
 
-def judge_view(state: dict[str, Any]) -> None:
+def judge_view(state: JSONOutObject) -> None:
     """What a read-only judge may not see: anything that tells a role (the night's
     answers, private lines, which roles live, the last input, whether a role can act)."""
-    state["answers"] = {"night": state.get("answers", {}).get("night", 0), "items": []}
-    state["log"] = [line for line in state.get("log", []) if not line.get("private")]
+    answers = state.get("answers")
+    state["answers"] = {"night": answers.get("night", 0) if isinstance(answers, Mapping) else 0, "items": []}
+    state["log"] = [line for line in _items(state.get("log")) if not line.get("private")]
     state["don_alive"] = state["sheriff_alive"] = None
     state["checked"] = []
     state["last_input"] = None
-    if state.get("window_action"):
-        state["window_action"] = {**state["window_action"], "can_act": None}
-    for seat in state.get("seats", []):
-        seat.pop("role", None)
+    window = state.get("window_action")
+    if isinstance(window, Mapping) and window:
+        state["window_action"] = {**window, "can_act": None}
+    if "seats" in state:
+        state["seats"] = [{k: v for k, v in seat.items() if k != "role"} for seat in _items(state["seats"])]
+
+
+def _items(value: JSONOut) -> list[Mapping[str, JSONOut]]:
+    """The objects of a list in a page's state (a line, a seat)."""
+    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
 
 
 async def _send(ws: web.WebSocketResponse, text: str) -> bool:

@@ -6,9 +6,11 @@ many there are: "не Шериф" is three bytes longer than "Шериф")."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
 
 from aiohttp import web
+
+from voicehost.jsontypes import JSONOut, JSONOutObject
 
 BUCKET = 16 * 1024  # every padded message is a multiple of this many bytes
 HEADER_BUCKET = 1024  # a download that is not JSON (a CSV): body and its X-Pad header together
@@ -25,23 +27,27 @@ def _slack(value: object, width: int) -> int:
     return max(0, width - _width(value))
 
 
-def balance(state: dict[str, Any]) -> None:
+def balance(state: JSONOutObject) -> None:
     """Add `pad` (spaces) to a host device's state so that its private parts (the
     night's answers, private log lines, whether the Don or the Sheriff lives, whether
     the window's role can act) always take the same bytes, whatever they say."""
     slack = 0
     answers = state.get("answers")
-    if isinstance(answers, dict):
-        slack += sum(_slack(item, PRIVATE_WIDTH) for item in answers.get("items", []))
-    for line in state.get("log", []):
-        if isinstance(line, dict) and line.get("private"):
+    if isinstance(answers, Mapping):
+        slack += sum(_slack(item, PRIVATE_WIDTH) for item in _list(answers.get("items")))
+    for line in _list(state.get("log")):
+        if isinstance(line, Mapping) and line.get("private"):
             slack += _slack(line.get("text"), PRIVATE_WIDTH)
     for key in ("don_alive", "sheriff_alive"):
         slack += _slack(state.get(key), FLAG_WIDTH)
     window = state.get("window_action")
-    if isinstance(window, dict):
+    if isinstance(window, Mapping):
         slack += _slack(window.get("can_act"), FLAG_WIDTH)
     state["pad"] = " " * slack
+
+
+def _list(value: JSONOut) -> list[JSONOut]:
+    return list(value) if isinstance(value, list | tuple) else []
 
 
 def bucket(size: int) -> int:

@@ -6,12 +6,13 @@ import html
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from aiohttp import web
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from voicehost.jsontypes import JSONOutObject
 from voicehost.web.access import ACCESS_KEY, LONG_PIN_DIGITS, PIN_DIGITS, Access, Grant
 from voicehost.web.devices import b64, decode_key, pin_key
 from voicehost.web.gate import Gate
@@ -86,7 +87,7 @@ async def pair(request: web.Request) -> web.StreamResponse:
     return _granted(request, grant, {})
 
 
-def _granted(request: web.Request, grant: Grant, extra: dict[str, Any]) -> web.Response:
+def _granted(request: web.Request, grant: Grant, extra: JSONOutObject) -> web.Response:
     """A cookie now, or (a later device) the place in the queue for a host's approval."""
     access: Access = request.app[ACCESS_KEY]
     if grant.pending is not None:

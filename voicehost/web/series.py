@@ -14,13 +14,13 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from aiohttp import web
 
 from voicehost.errors import GameError, InputError, JournalWriteError
-from voicehost.game.events import parse_event, parse_protest
+from voicehost.game.events import Event, parse_event, parse_protest
 from voicehost.game.model import Phase
+from voicehost.jsontypes import JSONOut, JSONOutObject
 from voicehost.live import LiveTable
 from voicehost.live.evening import Evening
 from voicehost.live.table import TableStopped
@@ -43,7 +43,7 @@ class SeriesDesk:
     evening: Evening
     refile: Callable[[], object] = lambda: None
     next_game: Callable[[], object] = lambda: None
-    _cache: tuple[Any, list[dict[str, Any]]] | None = field(default=None, repr=False)
+    _cache: tuple[object, list[JSONOutObject]] | None = field(default=None, repr=False)
     _next_for: LiveTable | None = field(default=None, repr=False)   # the game whose successor was asked for
 
     def next_after(self, live: LiveTable) -> None:
@@ -57,7 +57,7 @@ class SeriesDesk:
         """The path the page's devices file and certificate are named after, for the whole evening."""
         return self.evening.series.folder / EVENING_FILE
 
-    def standings(self) -> list[dict[str, Any]]:
+    def standings(self) -> list[JSONOutObject]:
         """The series' rows as `voicehost standings` computes them; read again only when a game file changed."""
         series = self.evening.series
         files = series.game_files()
@@ -70,7 +70,7 @@ class SeriesDesk:
 DESK: web.AppKey[SeriesDesk] = web.AppKey("series_desk", SeriesDesk)
 
 
-def _public(row: Row) -> dict[str, Any]:
+def _public(row: Row) -> JSONOutObject:
     data = row.to_json()
     return {key: data[key] for key in PUBLIC_COLUMNS}
 
@@ -139,7 +139,7 @@ async def api_series_desk(request: web.Request) -> web.Response:
     return _desk(request, session.csrf, session.readonly)
 
 
-def _desk(request: web.Request, csrf: str, readonly: bool = False, **extra: Any) -> web.Response:
+def _desk(request: web.Request, csrf: str, readonly: bool = False, **extra: JSONOut) -> web.Response:
     desk, hub = request.app[DESK], request.app[HUB]
     series = desk.evening.series
     live = hub.live
@@ -160,9 +160,10 @@ async def api_series_seating(request: web.Request) -> web.Response:
     session = require_host(request)
     desk, hub = request.app[DESK], request.app[HUB]
     data = await read_json(request)
-    names = data.get("names") if isinstance(data, dict) else None
+    given = data.get("names") if isinstance(data, dict) else None
     draw = data.get("draw") if isinstance(data, dict) else None
-    if (not isinstance(names, list) or not all(isinstance(n, str) for n in names) or len(names) > 40
+    names = [n for n in given if isinstance(n, str)] if isinstance(given, list) else []
+    if (not isinstance(data, dict) or not isinstance(given, list) or len(names) != len(given) or len(names) > 40
             or not isinstance(draw, bool) or set(data) - {"names", "draw"}):
         raise Refusal(400, "series_seating_bad")
     try:
@@ -231,7 +232,7 @@ async def api_series_next(request: web.Request) -> web.Response:
     return _desk(request, session.csrf, message=hub.texts("series_next_started"), message_phase=Phase.SETUP.value)
 
 
-async def _apply(hub: Hub, event: Any) -> None:
+async def _apply(hub: Hub, event: Event) -> None:
     try:
         hub.live.apply(event)
     except (TableStopped, JournalWriteError):

@@ -15,7 +15,7 @@ import resource
 import ssl
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from aiohttp import web
 
@@ -32,6 +32,9 @@ from voicehost.web.pages import BASE_URL, FINGERPRINT, GATE, OUT, PAIR_URL, STAT
 from voicehost.web.series import SeriesDesk, add_series
 from voicehost.web.texts import TEXTS_KEY, Texts
 from voicehost.web.tls import table_certificate, tls_file
+
+if TYPE_CHECKING:
+    from voicehost.config import Config
 
 
 def make_app(live: LiveTable, access: Access, hub: Hub, out: TextIO, pair_url: Callable[[], str],
@@ -152,7 +155,7 @@ async def _listen(runner: web.AppRunner, bind: str, ports: dict[str, int], gate:
                              ) from None
 
 
-async def start_server(live: LiveTable, config: Any, *, lan: bool = False, port: int | None = None,
+async def start_server(live: LiveTable, config: Config, *, lan: bool = False, port: int | None = None,
                        out: TextIO = sys.stdout, desk: SeriesDesk | None = None, qr: bool = True) -> PageServer:
     """Serve the page: on this machine over plain HTTP, or (lan) on every interface
     over HTTPS with the table's own certificate on port + 1, the plain HTTP port

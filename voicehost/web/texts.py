@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from aiohttp import web
 
 from voicehost.errors import DataError
 from voicehost.game.records import CheckRecord
-from voicehost.phrasebook import formatted, language_of, phrasebook_data, plural_formatter
+from voicehost.jsontypes import JSONObject
+from voicehost.phrasebook import formatted, language_of, phrasebook_data, plural_formatter, texts_of
 from voicehost.phrasedata import PhraseData, source
 
 _SEAT_INPUTS = ("shot", "don_check", "sheriff_check", "foul", "unfoul", "disqualify", "leave_table",
@@ -30,7 +30,7 @@ def _load_web_texts(name: str, phrases: PhraseData) -> dict[str, str]:
     if not isinstance(section, dict) or not all(isinstance(v, str) for v in section.values()):
         raise DataError(f"{phrases.path(name + '.toml')}: every [web] text must be text")
     shared = {f"{prefix}_{key}": text for prefix in ("phase", "floor")
-              for key, text in (data.get(prefix) or {}).items() if isinstance(text, str)}
+              for key, text in texts_of(data.get(prefix)).items()}
     shared["table_night"] = shared.get("phase_night", "")
     shared["table_over"] = shared.get("phase_stopped", "")
     return {**shared, **section}
@@ -50,7 +50,7 @@ class Texts:
         text = self.words.get(key, key)
         return self.plural.vformat(text, (), _Blank(formatted(values)))
 
-    def input(self, event: dict[str, Any]) -> str:
+    def input(self, event: JSONObject) -> str:
         """What a host input was, in words (for undo)."""
         kind = str(event.get("type", ""))
         if kind in _SEAT_INPUTS:
@@ -59,8 +59,9 @@ class Texts:
                 return self("input_shot_miss" if kind == "shot" else "input_nobody")
             return self(f"input_{kind}", seat=seat)
         if kind == "votes":
-            counts = event.get("counts") or {}
-            return self("input_votes", text=", ".join(f"{s}: {c}" for s, c in counts.items()))
+            counts = event.get("counts")
+            return self("input_votes", text=", ".join(f"{s}: {c}" for s, c in counts.items())
+                        if isinstance(counts, dict) else "")
         if kind == "lift_votes":
             return self("input_lift_votes", count=event.get("count", 0))
         if kind in ("best_move", "candidates"):

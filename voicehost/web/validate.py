@@ -5,13 +5,13 @@ numbers, wrong types) becomes a Refusal: a 4xx and a phrasebook key."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from aiohttp import web
 
 from voicehost.errors import InputError
 from voicehost.game.events import MAX_COUNT, NAME_LENGTH, Event, parse_event
 from voicehost.jsonio import loads_strict
+from voicehost.jsontypes import JSONValue
 from voicehost.phrasebook import Phrasebook
 
 MAX_DEPTH = 8
@@ -27,12 +27,12 @@ class Refusal(Exception):
         self.status, self.key, self.values = status, key, values
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
     return text if len(text) <= 12 else text[:12] + "…"
 
 
-async def read_json(request: web.Request, *, allow_empty: bool = False) -> Any:
+async def read_json(request: web.Request, *, allow_empty: bool = False) -> JSONValue:
     """The body as JSON, UTF-8 only, bounded in depth and number size."""
     charset = request.charset
     if charset is not None and charset.lower().replace("_", "-") not in ("utf-8", "utf8", "us-ascii", "ascii"):
@@ -47,7 +47,8 @@ async def read_json(request: web.Request, *, allow_empty: bool = False) -> Any:
     if _depth(text) > MAX_DEPTH:
         raise Refusal(400, "too_deep")
     try:
-        return loads_strict(text, parse_int=_small_int)
+        value: JSONValue = loads_strict(text, parse_int=_small_int)
+        return value
     except RecursionError:
         raise Refusal(400, "too_deep") from None
     except _TooLong:
@@ -106,7 +107,7 @@ _PAGE_WORDS = {
 }
 
 
-def parse_input(data: Any, allowed: set[str] | frozenset[str], size: int,
+def parse_input(data: JSONValue, allowed: set[str] | frozenset[str], size: int,
                 book: Phrasebook) -> tuple[Event, int | None]:
     """A host input read by the one parser (game.events.parse_event, its limits),
     and the page's `suggestion` it closes. What the page may post is checked
