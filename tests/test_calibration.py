@@ -97,3 +97,23 @@ def test_the_angles_go_into_the_settings_and_the_rest_of_the_file_stays(tmp_path
     fresh = tmp_path / "new.toml"
     save_angles(fresh, {3: 108.0}, "2026-12-05")
     assert tomllib.loads(fresh.read_text("utf-8")) == {"table": {"seats": {"3": 108.0}}}
+
+
+def test_a_recording_with_too_few_channels_names_the_setting_that_maps_them(tmp_path):
+    import wave
+
+    from voicehost.array import mic_map
+    from voicehost.audio import AudioError, WavFileChannels
+    from voicehost.channels import Channel, ChannelMap, Input
+
+    mono = tmp_path / "mono.wav"
+    with wave.open(str(mono), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(16_000)
+        out.writeframes(b"\0\0" * 1600)
+    with pytest.raises(AudioError, match=r"has 1 channel; \[audio\] array reads its mic 2 from channel 2$"):
+        WavFileChannels(mono, mic_map(PRESETS["respeaker-4"]))
+    seats = ChannelMap((Channel(Input("", 1), None), Channel(Input("", 3), 7)))
+    with pytest.raises(AudioError, match=r"has 1 channel; \[audio\] channels maps 7 to channel 3$"):
+        WavFileChannels(mono, seats)

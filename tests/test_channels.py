@@ -56,3 +56,13 @@ def test_devices_names_each_mapped_channel_or_why_it_cannot_be_read(tmp_path):
     assert lines[1] == "1: input 2 of HDA Intel"
     assert lines[2] == "2: channel Scarlett:19: Scarlett 18i20 USB has only 18 input channels"
     assert lines[3].startswith("3: channel Nope:1: no input device 'Nope'")
+
+
+def test_devices_names_each_mic_of_the_array_and_whether_its_channel_is_there():
+    from voicehost.array import PRESETS, mic_map
+
+    devices = [Device(0, "ReSpeaker 4 Mic Array (UAC1.0)", 6, 2, 16000), Device(1, "HDA Intel", 2, 2, 44100)]
+    lines = channel_report(mic_map(PRESETS["respeaker-usb"]), "ReSpeaker", devices)
+    assert lines == [f"mic {k}: input {k + 1} of ReSpeaker 4 Mic Array (UAC1.0)" for k in (1, 2, 3, 4)]
+    assert channel_report(mic_map(PRESETS["respeaker-usb"]), "HDA", devices)[-1] == \
+        "mic 4: channel 5: HDA Intel has only 2 input channels"

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import TypeGuard
 
-from voicehost.channels import Channel, ChannelMap, Input
+from voicehost.channels import ARRAY_SETTING, Channel, ChannelMap, Input
 from voicehost.errors import ConfigError
 
 MAX_SEAT = 11
@@ -32,7 +32,8 @@ class ArrayGeometry:
 def mic_map(geometry: ArrayGeometry, device: str = "") -> ChannelMap:
     """The array's microphones as mapped input channels of `device`, in mic
     order (mic k as "seat" k + 1: numbered, nobody's), for the channel sources."""
-    return ChannelMap(tuple(Channel(Input(device, channel), k + 1) for k, channel in enumerate(geometry.channels)))
+    return ChannelMap(tuple(Channel(Input(device, channel), k + 1) for k, channel in enumerate(geometry.channels)),
+                      ARRAY_SETTING)
 
 
 def _circle(radius_mm: float, count: int, first_deg: float = 0.0) -> tuple[tuple[float, float], ...]:

@@ -45,11 +45,21 @@ class Channel:
         return HOST if self.seat is None else str(self.seat)
 
 
+ARRAY_SETTING = "[audio] array"
+
+
 @dataclass(frozen=True)
 class ChannelMap:
     """The table's mapped channels, in config order; empty: one microphone."""
 
     channels: tuple[Channel, ...] = ()
+    setting: str = "[audio] channels"   # what mapped them: a microphone array's mics are "[audio] array"'s
+
+    def mapping(self, channel: Channel) -> str:
+        """How the setting maps `channel`, for a line that says why it cannot be read."""
+        if self.setting == ARRAY_SETTING:
+            return f"{self.setting} reads its mic {channel.who} from channel {channel.input.channel}"
+        return f"{self.setting} maps {channel.who} to channel {channel.input.channel}"
 
     @property
     def on(self) -> bool:

@@ -368,7 +368,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def cmd_devices(args: argparse.Namespace) -> int:
     from voicehost.audio import channel_report, list_devices
 
-    audio = load_settings(args.config)[0].audio
+    config = load_settings(args.config)[0]
+    audio = config.audio
     devices = list_devices()
     if not devices:
         print("no audio devices found")
@@ -378,6 +379,14 @@ def cmd_devices(args: argparse.Namespace) -> int:
         print(f"{d.index:3d}  {d.name}  ({kinds}; {d.rate} Hz)")
     for line in channel_report(audio.channels, audio.input_device, devices):
         print(line)
+    if audio.array is not None:
+        from voicehost.array import mic_map
+
+        seats = config.table.seats
+        print(f"[audio] array {audio.array.name}: {len(audio.array.mics)} mics; [table] seats: "
+              + (f"{len(seats)} calibrated" if seats else "none yet (run `voicehost calibrate`)"))
+        for line in channel_report(mic_map(audio.array), audio.input_device, devices):
+            print(line)
     return 0
 
 

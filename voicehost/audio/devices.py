@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import Protocol
 
 from voicehost.audio.pcm import CHUNK_SECONDS, AudioError, Clip, Frame, split_channels, to_mono16
-from voicehost.channels import Channel, ChannelMap
+from voicehost.channels import ARRAY_SETTING, Channel, ChannelMap
 
 log = logging.getLogger(__name__)
 
@@ -112,21 +112,22 @@ def list_devices() -> list[Device]:
 
 
 def channel_report(channels: ChannelMap, input_device: str, devices: list[Device]) -> list[str]:
-    """One line per mapped channel (`[audio] channels`): whose it is, and the
-    device and channel it reads, or why it cannot be read."""
+    """One line per mapped channel (`[audio] channels`, or an array's mics):
+    whose it is, and the device and channel it reads, or why it cannot be read."""
     lines = []
     for channel in channels.channels:
+        who = f"mic {channel.who}" if channels.setting == ARRAY_SETTING else channel.who
         spec = channel.input.device or input_device
         try:
             found = _match_device(spec, [d for d in devices if d.inputs > 0])
         except AudioError as exc:
-            lines.append(f"{channel.who}: channel {channel.input}: {exc}")
+            lines.append(f"{who}: channel {channel.input}: {exc}")
             continue
         name = found.name if found is not None else "the default input"
         if found is not None and channel.input.channel > found.inputs:
-            lines.append(f"{channel.who}: channel {channel.input}: {name} has only {found.inputs} input channels")
+            lines.append(f"{who}: channel {channel.input}: {name} has only {found.inputs} input channels")
         else:
-            lines.append(f"{channel.who}: input {channel.input.channel} of {name}")
+            lines.append(f"{who}: input {channel.input.channel} of {name}")
     return lines
 
 
@@ -213,7 +214,7 @@ class MicrophoneSource:
 class _DeviceChannels:
     """One input device's stream, opened with as many channels as its highest mapped one."""
 
-    def __init__(self, pyaudio: _QuietPyAudio, device: str, wanted: dict[int, Channel],
+    def __init__(self, pyaudio: _QuietPyAudio, device: str, channels: ChannelMap, wanted: dict[int, Channel],
                  chunk_seconds: float) -> None:
         self.wanted = wanted
         self.pa, info = _open_device(pyaudio, device or None, output=False)
@@ -222,8 +223,8 @@ class _DeviceChannels:
         self.frames = int(self.rate * chunk_seconds)
         if self.count > int(info["maxInputChannels"]):
             self.pa.terminate()
-            raise AudioError(f"'{info['name']}' has {int(info['maxInputChannels'])} input channels; [audio] channels "
-                             f"maps {wanted[self.count].who} to channel {self.count}")
+            raise AudioError(f"'{info['name']}' has {int(info['maxInputChannels'])} input channels; "
+                             f"{channels.mapping(wanted[self.count])}")
         try:
             self.stream = self.pa.open(format=pyaudio.paInt16, channels=self.count, rate=self.rate, input=True,
                                        input_device_index=int(info["index"]), frames_per_buffer=self.frames)
@@ -252,8 +253,8 @@ class ChannelMicrophone:
         self._devices: list[_DeviceChannels] = []
         try:
             for device in channels.devices:
-                self._devices.append(_DeviceChannels(pyaudio, device or input_device, channels.on_device(device),
-                                                     chunk_seconds))
+                self._devices.append(_DeviceChannels(pyaudio, device or input_device, channels,
+                                                     channels.on_device(device), chunk_seconds))
         except AudioError:
             self.close()
             raise

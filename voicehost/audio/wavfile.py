@@ -149,10 +149,10 @@ class WavFileSource:
         for channel in channels.channels:
             number = channel.input.channel
             if number > count:
-                raise AudioError(f"{self.path} has {count} channel{'s' if count > 1 else ''}; [audio] channels "
-                                 f"maps {channel.who} to channel {number}")
+                raise AudioError(f"{self.path} has {count} channel{'s' if count > 1 else ''}; "
+                                 f"{channels.mapping(channel)}")
             if number in wanted:
-                raise AudioError(f"{self.path}: [audio] channels maps both {wanted[number].who} and {channel.who} "
+                raise AudioError(f"{self.path}: {channels.setting} maps both {wanted[number].who} and {channel.who} "
                                  f"to channel {number} (a recording's channels are numbered across devices)")
             wanted[number] = channel
         return wanted
