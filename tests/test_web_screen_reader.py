@@ -145,10 +145,13 @@ def test_one_updates_lines_are_one_insertion_in_their_order(served):
         phone.get_by_role("button", name="Проверить").last.click()
         expect(phone.locator("#status")).to_contain_text("Этой ночью убит игрок номер 1", timeout=30_000)
         _pushes_later(phone, 2)
-        insertions = [i for i in phone.evaluate("() => window.__insertions.status") if i["added"]]
+        # What the region was given and the state it showed, read at one moment: a push
+        # between two reads (the last word's timer runs on) would add lines to one only.
+        changes, state = phone.evaluate(
+            "() => [window.__insertions.status, state.log.filter((e) => !e.private).map((e) => e.text)]")
+        insertions = [i for i in changes if i["added"]]
         assert all(i["added"] == 1 for i in insertions), insertions   # one update, one insertion
         said = [line for i in insertions for line in i["lines"]]
-        state = phone.evaluate("() => state.log.filter((e) => !e.private).map((e) => e.text)")
         prompts = [line for line in said if line not in state]   # the page's own tally prompts
         heard = [line for line in said if line not in prompts]
         # The page keeps the last 60 lines: what fell out of its window was heard earlier.

@@ -16,15 +16,10 @@ paced like a microphone through the table's input pipeline (`hear_array`),
 once listening with the beam and once to the plain mix."""
 from __future__ import annotations
 
-import copy
 import math
 import resource
-import shutil
-import tempfile
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -32,14 +27,12 @@ import numpy as np
 from voicehost.bench.seats import (
     RATE,
     SEATS,
-    SHIFT,
     Segment,
     Tally,
     _clips,
     _number,
-    _score,
-    _suggestions,
-    _ticking,
+    paced,
+    play_segments,
     script,
     table_ears,
 )
@@ -50,6 +43,8 @@ if TYPE_CHECKING:
     from voicehost.array import ArrayGeometry
     from voicehost.asr import Recognizer
     from voicehost.bench.latency import TimingSink
+    from voicehost.live import LiveTable
+    from voicehost.live.pipeline import Timing
     from voicehost.live.playback import Speaker
 
 ROOM = (6.0, 5.0, 3.0)
@@ -253,47 +248,17 @@ def _interjectors(segments: list[Segment]) -> tuple[int, ...]:
     return tuple({s.interjection[0] for s in segments if s.interjection is not None})
 
 
-def _paced(audio: np.ndarray, start: int, end: int, t0: float) -> Iterator[np.ndarray]:
-    step = int(RATE * CHUNK)
-    for index in range(start, end, step):
-        pause = t0 + (index + step) / RATE - time.perf_counter()
-        if pause > 0:
-            time.sleep(pause)
-        yield audio[:, index:min(index + step, end)]
-
-
 async def _one_run(make: Callable[[], Recognizer], speaker: Speaker, sink: TimingSink, audio: np.ndarray,
                    segments: list[Segment], angles: dict[int, float], steered: bool, tally: Tally) -> None:
-    from voicehost.bench.latency import day_game
-    from voicehost.live import AudioClock, LiveTable
     from voicehost.live.direction import ArrayVoices
-    from voicehost.live.listening import close_recognizer
-    from voicehost.live.pipeline import Timing, hear_array
-    from voicehost.live.writer import JournalWriter
+    from voicehost.live.pipeline import hear_array
 
-    recognizer = make()
     voices = ArrayVoices(geometry(), angles, 0.7, told_silent=True, steered=steered)
-    base, clock = day_game(), AudioClock(SHIFT)
-    folder = Path(tempfile.mkdtemp(prefix="voicehost-bench-array-"))
-    bounds = [0] + [int((s.begin - 0.3) * RATE) for s in segments] + [audio.shape[1]]
-    t0 = time.perf_counter()
-    for index in range(len(bounds) - 1):
-        writer = JournalWriter(folder / f"game-{index}.jsonl", base.rules)
-        live = LiveTable(copy.deepcopy(base), clock, speaker, journal=writer)
-        suggestions: list[tuple[int, float]] = []
-        live.listeners.append(_suggestions(suggestions))
-        first = len(sink.played)
-        await hear_array(live, _paced(audio, bounds[index], bounds[index + 1], t0), recognizer, voices,
-                         Timing(lambda: SHIFT, clock.skip_to, _ticking(live)))
-        await live.synced()
-        speaker.wait(30)
-        if index:
-            said = [(at, next((t for t, c in speaker.cache.items() if c is clip), ""))
-                    for at, clip in sink.played[first:]]
-            _score(segments[index - 1], live, suggestions, said, t0, tally)
-        live.close()
-    close_recognizer(getattr(recognizer, "recognizer", recognizer))
-    shutil.rmtree(folder, ignore_errors=True)
+
+    async def hear(live: LiveTable, start: int, end: int, t0: float, recognizer: Recognizer, timing: Timing) -> None:
+        await hear_array(live, paced(audio, start, end, t0), recognizer, voices, timing)
+
+    await play_segments(make, speaker, sink, audio.shape[1], segments, tally, hear)
 
 
 def array() -> None:

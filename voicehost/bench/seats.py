@@ -17,7 +17,7 @@ import resource
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -30,10 +30,9 @@ from voicehost.bench.stats import percentile
 
 if TYPE_CHECKING:
     from voicehost.asr import Recognizer
-    from voicehost.audio import Frame
     from voicehost.bench.latency import TimingSink
-    from voicehost.channels import Channel
     from voicehost.live import LiveTable
+    from voicehost.live.pipeline import Timing
     from voicehost.live.playback import Speaker
     from voicehost.live.telling import Listener
 
@@ -122,15 +121,14 @@ def script(transcript: Transcript, pcm: np.ndarray, number: Callable[[str], int]
     return dry, segments
 
 
-def _paced(channels: np.ndarray, start: int, end: int, t0: float, mapped: list[Channel]) -> Iterator[Frame]:
-    """Samples [start, end) as a microphone hands them over: 40 ms at a time, in real time."""
+def paced(audio: np.ndarray, start: int, end: int, t0: float) -> Iterator[np.ndarray]:
+    """Samples [start, end) of every channel as a device hands them over: 40 ms at a time, in real time."""
     step = int(RATE * CHUNK)
     for index in range(start, end, step):
         pause = t0 + (index + step) / RATE - time.perf_counter()
         if pause > 0:
             time.sleep(pause)
-        yield {channel: channels[number, index:min(index + step, end)].tobytes()
-               for number, channel in enumerate(mapped)}
+        yield audio[:, index:min(index + step, end)]
 
 
 @dataclass
@@ -193,22 +191,24 @@ def _ticking(live: LiveTable) -> Callable[[], bool]:
     return lambda: live.tick() is not None
 
 
-async def _one_run(make: Callable[[], Recognizer], speaker: Speaker, sink: TimingSink, channels: np.ndarray,
-                   segments: list[Segment], tally: Tally) -> None:
+# What feeds one segment's samples [start, end) to the live table, paced from t0.
+Hear = Callable[["LiveTable", int, int, float, "Recognizer", "Timing"], Awaitable[None]]
+
+
+async def play_segments(make: Callable[[], Recognizer], speaker: Speaker, sink: TimingSink, length: int,
+                        segments: list[Segment], tally: Tally, hear: Hear) -> None:
+    """The recording as one short game per segment (segment 0 is the lead-in),
+    on one recognizer, each scored from what the table said and suggested."""
     from voicehost.bench.latency import day_game
-    from voicehost.channels import Channel, Input
     from voicehost.live import AudioClock, LiveTable
     from voicehost.live.listening import close_recognizer
-    from voicehost.live.pipeline import Timing, hear_channels
-    from voicehost.live.seats import SeatVoices
+    from voicehost.live.pipeline import Timing
     from voicehost.live.writer import JournalWriter
 
-    mapped = [Channel(Input("", 1), None)] + [Channel(Input("", seat + 1), seat) for seat in range(1, SEATS + 1)]
     recognizer = make()
-    voices = SeatVoices(range(1, SEATS + 1), 0.7, told_silent=True)
     base, clock = day_game(), AudioClock(SHIFT)
-    folder = Path(tempfile.mkdtemp(prefix="voicehost-bench-seats-"))
-    bounds = [0] + [int((s.begin - 0.3) * RATE) for s in segments] + [channels.shape[1]]
+    folder = Path(tempfile.mkdtemp(prefix="voicehost-bench-"))
+    bounds = [0] + [int((s.begin - 0.3) * RATE) for s in segments] + [length]
     t0 = time.perf_counter()
     for index in range(len(bounds) - 1):
         writer = JournalWriter(folder / f"game-{index}.jsonl", base.rules)
@@ -216,17 +216,34 @@ async def _one_run(make: Callable[[], Recognizer], speaker: Speaker, sink: Timin
         suggestions: list[tuple[int, float]] = []
         live.listeners.append(_suggestions(suggestions))
         first = len(sink.played)
-        await hear_channels(live, _paced(channels, bounds[index], bounds[index + 1], t0, mapped), recognizer, voices,
-                            Timing(lambda: SHIFT, clock.skip_to, _ticking(live)))
+        await hear(live, bounds[index], bounds[index + 1], t0, recognizer,
+                   Timing(lambda: SHIFT, clock.skip_to, _ticking(live)))
         await live.synced()
         speaker.wait(30)
-        if index:   # segment 0 is the lead-in
+        if index:
             said = [(at, next((t for t, c in speaker.cache.items() if c is clip), ""))
                     for at, clip in sink.played[first:]]
             _score(segments[index - 1], live, suggestions, said, t0, tally)
         live.close()
     close_recognizer(getattr(recognizer, "recognizer", recognizer))   # the model's own, under the stand-ins
     shutil.rmtree(folder, ignore_errors=True)
+
+
+async def _one_run(make: Callable[[], Recognizer], speaker: Speaker, sink: TimingSink, channels: np.ndarray,
+                   segments: list[Segment], tally: Tally) -> None:
+    from voicehost.channels import Channel, Input
+    from voicehost.live.pipeline import hear_channels
+    from voicehost.live.seats import SeatVoices
+
+    mapped = [Channel(Input("", 1), None)] + [Channel(Input("", seat + 1), seat) for seat in range(1, SEATS + 1)]
+    voices = SeatVoices(range(1, SEATS + 1), 0.7, told_silent=True)
+
+    async def hear(live: LiveTable, start: int, end: int, t0: float, recognizer: Recognizer, timing: Timing) -> None:
+        frames = ({channel: block[number].tobytes() for number, channel in enumerate(mapped)}
+                  for block in paced(channels, start, end, t0))
+        await hear_channels(live, frames, recognizer, voices, timing)
+
+    await play_segments(make, speaker, sink, channels.shape[1], segments, tally, hear)
 
 
 def _number(seat: int | None) -> int:
