@@ -42,9 +42,10 @@ def test_the_presets_and_a_custom_array_are_read_and_bad_ones_named_in_one_line(
     path.write_text('[audio]\narray = "respeaker-4"\n[table]\nseats = { 1 = 45.0, 2 = 90.5 }\n', "utf-8")
     config = load_config(path)
     assert config.audio.array == PRESETS["respeaker-4"] and config.table.seats == {1: 45.0, 2: 90.5}
-    path.write_text('[audio]\narray = "respeaker-4"\n[audio.channels]\n3 = 2\n', "utf-8")
-    with pytest.raises(ConfigError, match="keep one of them"):
-        load_config(path)
+    for channels in ("3 = 2", "host = 7"):   # a host channel beside an array would never be read
+        path.write_text(f'[audio]\narray = "respeaker-4"\n[audio.channels]\n{channels}\n', "utf-8")
+        with pytest.raises(ConfigError, match="keep one of them"):
+            load_config(path)
 
 
 def test_the_nearest_seat_is_given_only_when_it_is_clearly_nearest():

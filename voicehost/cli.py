@@ -124,7 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("what", choices=["core", "latency", "journal", "seats", "array"],
                        help="core: phrase rules and simulated games; latency: the live loop; "
                             "journal: a two-hour game's journal size and resume time; "
-                            "seats: a microphone per seat (crosstalk, bleed, out-of-turn speech)")
+                            "seats: a microphone per seat (crosstalk, bleed, out-of-turn speech); "
+                            "array: an array in the middle (seats from directions, nominations with the beam)")
     bench.add_argument("--hours", type=_seconds, default=2.0, help="journal: the game's length in hours")
 
     run = sub.add_parser("run", help="moderate a live game (microphone, a recorded WAV, or typed)")

@@ -247,9 +247,10 @@ def load_config(path: Path | None) -> Config:
     if not isinstance(overrides, dict):
         raise ConfigError(f"{path}: [rules] must be a table")
     sections = {name: _section(cls, data.get(name, {}), name, path) for name, cls in SECTIONS.items()}
-    if sections["audio"].array is not None and sections["audio"].channels.seats:
-        raise ConfigError(f"{path}: [audio] array and seat channels in [audio] channels both say whose voice it is: "
-                          "keep one of them")
+    if sections["audio"].array is not None and sections["audio"].channels.on:
+        # an array hears the whole table through its own mics, the host too (after [host] wake_word)
+        raise ConfigError(f"{path}: [audio] array and [audio] channels both map the microphones (an array hears "
+                          "the host too, after [host] wake_word): keep one of them")
     config = Config(data.get("ruleset", "4mafia"), data.get("journal_dir", "journals"),
                     data.get("series_dir", "series"), tuple(overrides.items()), **sections, source=str(path),
                     grammars_dir=data.get("grammars_dir", ""))
