@@ -52,6 +52,17 @@ def test_a_series_from_two_tables_ranks_everyone_in_one_table(club, tmp_path, ca
     assert sum(r["games"] for r in rows) == 20
 
 
+def test_the_series_name_and_files_may_come_after_the_options(club, tmp_path, capsys):
+    code, out, err = run(capsys, "series", "new", "--config", str(club), "--players", ", ".join(ROSTER), "vecher")
+    assert code == 0, err
+    assert "«vecher» создана" in out
+    path = game_file(tmp_path, "g1", "red", ROSTER[:10])
+    code, out, err = run(capsys, "series", "add", "--config", str(club), "vecher", str(path))
+    assert code == 0 and "добавлена в серию «vecher»" in out, err
+    with pytest.raises(SystemExit):   # an unknown option is still argparse's usage error
+        main(["series", "show", "vecher", "--config", str(club), "--nope"])
+
+
 def test_the_lot_is_drawn_once_and_kept_with_the_series(club, tmp_path, capsys):
     run(capsys, "series", "new", "lot", "--players", ", ".join(ROSTER), "--config", str(club))
     run(capsys, "series", "add", "lot", str(game_file(tmp_path, "g1", "red", ROSTER[:10])), "--config", str(club))

@@ -437,8 +437,23 @@ def _parser() -> argparse.ArgumentParser:
     return build_parser()   # built once per process: in-process callers (tests, fuzzers) call main often
 
 
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line. argparse gives back the positionals typed after an
+    option ("series new --config c.toml vecher") unplaced: the series' NAME
+    and its files are placed here, anything else is refused as before."""
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command == "series" and not any(word.startswith("-") for word in extra):
+        if args.name is None:
+            args.name, extra = extra[0], extra[1:]
+        args.files = [*args.files, *(Path(word) for word in extra)]
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = _arguments(argv)
     if args.verbose:
         import logging
 
