@@ -138,3 +138,23 @@ def test_a_protest_undone_in_a_typed_evening_leaves_the_series(tmp_path):
     assert "Отменено: /protest" in out
     filed = json.loads((club / "series" / "vecher" / "games" / "game-001.json").read_text("utf-8"))
     assert filed.get("protest") is None and filed["winner"] == "black"
+
+
+def test_names_typed_in_an_evening_are_the_rosters_or_a_marked_newcomer(tmp_path):
+    """`/names` in a series goes by the roster as the seating does: a slip is
+    refused with the nearest roster name and changes nothing; a roster name takes
+    the roster's spelling; a newcomer is marked with «+»."""
+    club = tmp_path
+    (club / "config.toml").write_text(f'series_dir = "{club / "series"}"\n', "utf-8")
+    subprocess.run([sys.executable, "-m", "voicehost", "series", "new", "vecher", "--players", ", ".join(ROSTER),
+                    "--config", str(club / "config.toml")], capture_output=True, text=True, timeout=60, check=True)
+    table = start(club)
+    out, err = table.communicate(f"{seating(ROSTER[:10])}\n/names 3=Алса\n/names 3=лёва\n/names 4=+Мирон\n/quit\n",
+                                 timeout=60)
+    assert table.returncode == 0, err
+    assert "Нет в составе: Алса. Может быть, Алиса?" in out
+    assert "3 — Лёва" in out and "4 — Мирон" in out
+    journal = next((club / "series" / "vecher" / "journals").glob("game-*.jsonl")).read_text("utf-8")
+    named = [json.loads(line)["event"]["names"] for line in journal.splitlines()
+             if '"type":"names"' in line.replace(" ", "")]
+    assert named == [{"3": "Лёва"}, {"4": "Мирон"}] and "Алса" not in journal

@@ -527,3 +527,21 @@ def test_a_name_the_roster_lacks_is_refused_with_the_nearest_offered_unless_mark
             assert "Может быть, Алиса?" in await refused(refusal, 400)
             assert hub.live.game.state.record.names == {} and "Алса" not in evening.series.roster
     run_async(go())
+
+
+def test_a_seat_named_on_the_page_in_a_series_is_the_rosters_name(tmp_path):
+    """The page's seat names go by the roster as its seating does: a slip is
+    refused with the nearest roster name and changes nothing; a roster name
+    takes the roster's spelling. Without a series any name is taken."""
+    evening = club(tmp_path)
+
+    async def go():
+        async with desk_page(evening) as (client, hub, access, _):
+            csrf = (await paired(client, access))["csrf"]
+            slip = await post(client, "/api/input", {"type": "names", "names": {"3": "Алса"}}, csrf)
+            assert "Может быть, Алиса?" in await refused(slip, 400)
+            assert hub.live.game.state.record.names == {}
+            taken = await post(client, "/api/input", {"type": "names", "names": {"3": "лёва", "4": ""}}, csrf)
+            assert taken.status == 200, await taken.text()
+            assert hub.live.game.state.record.names == {3: "Лёва"}
+    run_async(go())

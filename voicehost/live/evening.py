@@ -6,8 +6,10 @@ the series' files are only ever replaced whole."""
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from rapidfuzz import fuzz, process
 
@@ -19,6 +21,8 @@ from voicehost.live.texts import LiveTexts
 from voicehost.names import check_name, name_key
 from voicehost.series.render import standings_text
 from voicehost.series.store import Series
+
+K = TypeVar("K")   # a seat as the names come: a number, or its text in an event's JSON
 
 # rapidfuzz's ratio at which a roster name is offered for one the roster lacks ("Алса" ~ "Алиса": 89).
 NEAR_NAME = 60.0
@@ -43,6 +47,23 @@ def seating_event(names: list[str], draw: bool, seats: int, texts: LiveTexts, se
     if draw:
         (rng or random.SystemRandom()).shuffle(spelled)
     return {"type": "seating", "names": {str(seat): name for seat, name in enumerate(spelled, start=1)}}
+
+
+def roster_names(names: Mapping[K, str], series: Series, texts: LiveTexts) -> dict[K, str]:
+    """Names given to seats in a series (`/names`, the page's seat names): each
+    as the roster spells it. A name the roster lacks is refused with the nearest
+    roster name offered, unless marked as a newcomer ("+Лев"), as at the
+    seating; an empty name takes the seat's name back."""
+    spelled: dict[K, str] = {}
+    for seat, given in names.items():
+        name = given.strip()
+        newcomer = name.startswith("+")
+        name = check_name(name[1:]) if newcomer else name
+        found = series.find(name) if name else None
+        if name and found is None and not newcomer:
+            raise InputError(_unknown_name(name, series, texts))
+        spelled[seat] = found or name
+    return spelled
 
 
 def _unknown_name(name: str, series: Series, texts: LiveTexts) -> str:

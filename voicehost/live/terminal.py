@@ -32,7 +32,7 @@ from voicehost.live.commands import (
     shown,
 )
 from voicehost.live.ending import ProtocolWriteError, protocol_paths, write_protocol
-from voicehost.live.evening import Evening, seating_event
+from voicehost.live.evening import Evening, roster_names, seating_event
 from voicehost.live.stdin import line_queue, next_line
 from voicehost.live.table import LiveTable
 from voicehost.live.texts import LiveTexts, rendered
@@ -217,6 +217,11 @@ class Terminal:
                 assert isinstance(names, list) and isinstance(draw, bool)   # as parse_command builds it
                 command = seating_event([str(n) for n in names], draw, len(self.live.game.seats()),
                                         self.texts, self.evening.series if self.evening else None)
+            elif command["type"] == "names" and self.evening is not None:   # the roster's names in a series
+                given = command["names"]
+                assert isinstance(given, dict)   # as parse_command builds it
+                command = {"type": "names", "names": roster_names({str(k): str(v) for k, v in given.items()},
+                                                                  self.evening.series, self.texts)}
             self.live.apply_json(command)
             if command["type"] == "protest":   # the protocol and the series follow the protest
                 self.save()

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from aiohttp import web
 
 from voicehost.errors import GameError, InputError, JournalWriteError
 from voicehost.export import ExportError, export_text, host_text
-from voicehost.game.events import HOST_INPUTS, Event, parse_event
+from voicehost.game.events import HOST_INPUTS, Event, Names, parse_event
 from voicehost.game.protocol import protocol
 from voicehost.journal import dealt, last_host_input
 from voicehost.jsontypes import JSONObject, JSONOut
@@ -47,11 +48,21 @@ async def api_table(request: web.Request) -> web.Response:
     return web.json_response(request.app[HUB].table_view(), dumps=dumps)
 
 
+# In a series, the seats' names as the roster spells them (an InputError for a
+# name it lacks): set by the series' routes (web/series.py).
+NAMES_CHECK: web.AppKey[Callable[[dict[int, str]], dict[int, str]]] = web.AppKey("names_check")
+
+
 async def api_input(request: web.Request) -> web.Response:
     session = require_host(request)
     hub: Hub = request.app[HUB]
     data = await read_json(request)
     event, suggestion = parse_input(data, PAGE_INPUTS, hub.live.game.max_seat, hub.live.game.book)
+    if isinstance(event, Names) and NAMES_CHECK in request.app:
+        try:
+            event = Names(request.app[NAMES_CHECK](event.names))
+        except InputError as exc:
+            raise Refusal(400, "raw", text=str(exc)) from None
     await _apply(hub, event)
     if suggestion is not None and 0 <= suggestion < len(hub.suggestions):
         hub.suggestions[suggestion]["open"] = False

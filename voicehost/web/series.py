@@ -22,11 +22,11 @@ from voicehost.game.events import Event, parse_event, parse_protest
 from voicehost.game.model import Phase
 from voicehost.jsontypes import JSONOut, JSONOutObject
 from voicehost.live import LiveTable
-from voicehost.live.evening import Evening
+from voicehost.live.evening import Evening, roster_names
 from voicehost.live.table import TableStopped
 from voicehost.series.standings import Row
 from voicehost.web.access import require_host, require_session
-from voicehost.web.api import _refusal, _stopped, _synced
+from voicehost.web.api import NAMES_CHECK, _refusal, _stopped, _synced
 from voicehost.web.guard import dumps
 from voicehost.web.hub import HUB, Hub
 from voicehost.web.validate import Refusal, read_json
@@ -45,6 +45,10 @@ class SeriesDesk:
     next_game: Callable[[], object] = lambda: None
     _cache: tuple[object, list[JSONOutObject]] | None = field(default=None, repr=False)
     _next_for: LiveTable | None = field(default=None, repr=False)   # the game whose successor was asked for
+
+    def roster_names(self, names: dict[int, str]) -> dict[int, str]:
+        """The page's seat names as the roster spells them; one it lacks is refused."""
+        return roster_names(names, self.evening.series, self.evening.texts)
 
     def next_after(self, live: LiveTable) -> None:
         """Ask for the next game once per game: a second tap while it starts is not a second /new."""
@@ -259,6 +263,7 @@ def add_series(app: web.Application, desk: SeriesDesk | None = None) -> None:
     """The series' routes, on every page server (answering 204 without a series); `desk` names the evening."""
     if desk is not None:
         app[DESK] = desk
+        app[NAMES_CHECK] = desk.roster_names
     if any(r.resource is not None and r.resource.canonical == "/api/series" for r in app.router.routes()):
         return   # make_app has them already
     app.router.add_get("/api/table/series", api_series_table)   # under /api/table: plain HTTP serves it on the LAN
