@@ -539,7 +539,8 @@ def test_a_seat_named_on_the_page_in_a_series_is_the_rosters_name(tmp_path):
         async with desk_page(evening) as (client, hub, access, _):
             csrf = (await paired(client, access))["csrf"]
             slip = await post(client, "/api/input", {"type": "names", "names": {"3": "Алса"}}, csrf)
-            assert "Может быть, Алиса?" in await refused(slip, 400)
+            assert await refused(slip, 400) == ("Нет в составе: Алса. Может быть, Алиса? Нового игрока сначала "
+                                                 "добавьте в состав: «Новый игрок»")
             assert hub.live.game.state.record.names == {}
             taken = await post(client, "/api/input", {"type": "names", "names": {"3": "лёва", "4": ""}}, csrf)
             assert taken.status == 200, await taken.text()

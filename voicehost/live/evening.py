@@ -49,11 +49,13 @@ def seating_event(names: list[str], draw: bool, seats: int, texts: LiveTexts, se
     return {"type": "seating", "names": {str(seat): name for seat, name in enumerate(spelled, start=1)}}
 
 
-def roster_names(names: Mapping[K, str], series: Series, texts: LiveTexts) -> dict[K, str]:
+def roster_names(names: Mapping[K, str], series: Series, texts: LiveTexts, refusal: str = "seating_unknown"
+                 ) -> dict[K, str]:
     """Names given to seats in a series (`/names`, the page's seat names): each
     as the roster spells it. A name the roster lacks is refused with the nearest
-    roster name offered, unless marked as a newcomer ("+Лев"), as at the
-    seating; an empty name takes the seat's name back."""
+    roster name offered (`refusal`: the line that says so, and how a newcomer
+    joins), unless marked as a newcomer ("+Лев"), as at the seating; an empty
+    name takes the seat's name back."""
     spelled: dict[K, str] = {}
     for seat, given in names.items():
         name = given.strip()
@@ -61,17 +63,17 @@ def roster_names(names: Mapping[K, str], series: Series, texts: LiveTexts) -> di
         name = check_name(name[1:]) if newcomer else name
         found = series.find(name) if name else None
         if name and found is None and not newcomer:
-            raise InputError(_unknown_name(name, series, texts))
+            raise InputError(_unknown_name(name, series, texts, refusal))
         spelled[seat] = found or name
     return spelled
 
 
-def _unknown_name(name: str, series: Series, texts: LiveTexts) -> str:
+def _unknown_name(name: str, series: Series, texts: LiveTexts, refusal: str = "seating_unknown") -> str:
     """«Нет в составе: Алса. Может быть, Алиса? …»: the closest roster name, if any is close."""
     keys = {name_key(n): n for n in series.roster}
     found = process.extractOne(name_key(name), list(keys), scorer=fuzz.ratio, score_cutoff=NEAR_NAME)
     guess = texts.text("seating_guess", name=keys[found[0]]) if found else ""
-    return texts.text("seating_unknown", word=name, guess=guess)
+    return texts.text(refusal, word=name, guess=guess)
 
 
 @dataclass

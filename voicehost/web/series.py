@@ -48,7 +48,7 @@ class SeriesDesk:
 
     def roster_names(self, names: dict[int, str]) -> dict[int, str]:
         """The page's seat names as the roster spells them; one it lacks is refused."""
-        return roster_names(names, self.evening.series, self.evening.texts)
+        return roster_names(names, self.evening.series, self.evening.texts, "seating_unknown_page")
 
     def next_after(self, live: LiveTable) -> None:
         """Ask for the next game once per game: a second tap while it starts is not a second /new."""
