@@ -9,7 +9,7 @@ import tomllib
 import numpy as np
 import pytest
 
-from tests.test_seats import quiet, speech
+from tests.signalparts import quiet, speech
 from voicehost.array import PRESETS, gap, nearest_seat, parse_array, parse_seat_angles
 from voicehost.config import load_config
 from voicehost.errors import ConfigError

@@ -11,55 +11,17 @@ import time
 
 import pytest
 
+from tests.captionparts import OVERHEARD, Scripted, pair
 from tests.conftest import day_table, spoken
 from voicehost.asr import (
     CATCH_UP,
     AsrError,
-    CaptionedRecognizer,
     Revision,
     available_mb,
     choose_captions,
-    grammar_phrases,
-    overheard_words,
 )
 from voicehost.config import ConfigError, load_config
-from voicehost.phrases.grammar import load_grammar
 from voicehost.phrases.words import Word
-
-GRAMMAR = load_grammar("ru")
-OVERHEARD = overheard_words(GRAMMAR, grammar_phrases(GRAMMAR))
-
-
-class Scripted:
-    """A recognizer that hears, on its n-th chunk, the n-th entry of its
-    script: (items, whether that chunk ended an utterance); `delay` seconds a chunk."""
-
-    def __init__(self, script: list[tuple[list, bool]], delay: float = 0.0) -> None:
-        self.script = list(script)
-        self.delay = delay
-        self.audio_time = 0.0
-        self.ended = False
-        self.phrases = grammar_phrases(GRAMMAR)
-        self.fillers: frozenset[str] = frozenset()
-        self.pending = False
-        self.closed = False
-
-    def accept(self, pcm: bytes) -> list:
-        time.sleep(self.delay)
-        self.audio_time += len(pcm) / 32000
-        items, self.ended = self.script.pop(0) if self.script else ([], False)
-        return list(items)
-
-    def finish(self) -> list:
-        self.ended = True
-        return []
-
-    def warm_up(self) -> None:
-        pass
-
-    def close(self) -> None:
-        self.closed = True
-
 
 CHUNK = b"\0\0" * 1600  # 0.1 s
 
@@ -72,10 +34,6 @@ def honest_speech() -> tuple[list[Word], list[Word], list[Word]]:
     captions = [Word("честное", 1.0, 1.46), Word("слово", 1.5, 1.92), Word("выставляю", 2.0, 2.62),
                 Word("семь", 2.7, 3.01)]
     return partial, final, captions
-
-
-def pair(decider: Scripted, captioner: Scripted) -> CaptionedRecognizer:
-    return CaptionedRecognizer(decider, captioner, overheard=OVERHEARD)  # type: ignore[arg-type]
 
 
 def test_only_the_forbidden_forms_the_grammar_cannot_list_are_overheard():

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import day_table, run_async
-from tests.test_seats import speech
+from tests.signalparts import speech
 from voicehost.array import PRESETS
 from voicehost.game.model import OutputKind
 from voicehost.journal import replay_entries
@@ -100,7 +100,6 @@ def test_the_beam_hears_the_speaker_over_another_seat_better_than_the_plain_mix(
 def test_the_pipeline_places_each_word_by_its_direction_and_journals_seat_and_angle(tmp_path):
     """Seat 1 holds the floor; its nomination counts, seat 5's does not
     (an out-of-turn suggestion instead), and the journal keeps both directions."""
-    from voicehost.live.direction import blocks_of
     from voicehost.live.pipeline import Timing, hear_array
 
     angles = {1: 0.0, 5: 180.0}
@@ -134,11 +133,10 @@ def test_the_pipeline_places_each_word_by_its_direction_and_journals_seat_and_an
     words = [e.event for e in entries if e.event["type"] == "word"]
     assert [w.get("seat") for w in words] == [1, 1, 5, 5]
     assert all(isinstance(w.get("angle"), float) for w in words)
-    assert blocks_of   # the channel sources' adapter is the pipeline's (run, --audio-file)
 
 
 def test_with_an_array_the_captions_hear_the_whole_table_and_the_rules_the_beam():
-    from tests.test_captions import Scripted, pair
+    from tests.captionparts import Scripted, pair
     from voicehost.live.pipeline import _accept
 
     heard: dict[str, list[bytes]] = {"decider": [], "captions": []}

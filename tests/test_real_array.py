@@ -10,14 +10,12 @@ import math
 import subprocess
 import sys
 import tomllib
-import wave
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.realparts import KO_MODEL, KO_TEXT
-from tests.test_real_seats import _voice
+from tests.realparts import KO_TEXT, espeak_voice, table_settings, write_wav
 from voicehost.array import PRESETS
 from voicehost.journal import replay_entries
 
@@ -44,41 +42,16 @@ def record(path: Path, talks: list[tuple[int, float, np.ndarray]], seconds: floa
     signals = room.mic_array.signals[:, :out.shape[1]]
     out[:, :signals.shape[1]] = signals
     out += np.random.default_rng(3).normal(0, 30, out.shape)
-    with wave.open(str(path), "wb") as wav:
-        wav.setnchannels(6)
-        wav.setsampwidth(2)
-        wav.setframerate(RATE)
-        wav.writeframes(np.clip(out, -32768, 32767).astype("<i2").T.tobytes())
-    return path
+    return write_wav(path, out)
 
 
 def settings(tmp: Path) -> Path:
-    path = tmp / "config.toml"
-    path.write_text(f"""ruleset = "4mafia"
-
-[audio]
-array = "respeaker-6"
-out_of_turn_ms = 700
-
-[asr]
-model = "{KO_MODEL}"
-
-[tts]
-voice = "{tmp / 'no-such-voice.onnx'}"
-
-[rules]
-mafia_meet_seconds = 3.0
-don_seconds = 1.0
-sheriff_seconds = 1.0
-speech_seconds = 60.0
-warning_seconds = 0.0
-""", "utf-8")
-    return path
+    return table_settings(tmp, 'array = "respeaker-6"')
 
 
 def test_the_walk_measures_every_seat_and_a_game_places_words_by_their_direction(tmp_path):
     config = settings(tmp_path)
-    talk = _voice(tmp_path, "talk", "오늘 날씨가 좋네요 만나서 반갑습니다")
+    talk = espeak_voice(tmp_path, "talk", "오늘 날씨가 좋네요 만나서 반갑습니다")
     every = len(talk) / RATE + 1.5   # each seat's phrase, then a pause
     walk = record(tmp_path / "walk.wav", [(seat, 0.5 + every * (seat - 1), talk) for seat in range(1, 11)],
                   1.0 + 10 * every)
@@ -92,7 +65,7 @@ def test_the_walk_measures_every_seat_and_a_game_places_words_by_their_direction
     assert all(abs((angles[str(s)] - seat_angle(s) + 180) % 360 - 180) <= 6 for s in range(1, 11)), angles
     assert 'array = "respeaker-6"' in config.read_text("utf-8")   # the rest of the settings kept
 
-    speech = _voice(tmp_path, "speech", KO_TEXT)
+    speech = espeak_voice(tmp_path, "speech", KO_TEXT)
     talk_at = 12.0 + len(speech) / RATE + 1.0
     game = record(tmp_path / "game.wav", [(1, 12.0, speech), (6, talk_at, talk)], talk_at + len(talk) / RATE + 3.0)
     journal = tmp_path / "j.jsonl"

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import wave
 from pathlib import Path
 
 import numpy as np
 
-from tests.realparts import KO_MODEL
+from tests.realparts import KO_MODEL, write_wav
 from tools.latency_fixture import _espeak
 from voicehost.journal import replay_entries
 
@@ -54,13 +53,7 @@ def recording(folder: Path) -> Path:
     for at, text in COMMANDS:
         voice = _espeak(text, 150)
         mixed[0, int(at * RATE):int(at * RATE) + len(voice)] += voice
-    out = folder / "host.wav"
-    with wave.open(str(out), "wb") as wav:
-        wav.setnchannels(11)
-        wav.setsampwidth(2)
-        wav.setframerate(RATE)
-        wav.writeframes(np.clip(mixed, -32768, 32767).astype("<i2").T.tobytes())
-    return out
+    return write_wav(folder / "host.wav", mixed)
 
 
 def config(tmp: Path) -> Path:
@@ -117,12 +110,7 @@ def test_behind_the_wake_word_on_one_microphone_said_back_aloud_and_undone_withi
     for at, text in [(5.0, "라모 라디오"), (8.5, "게임 어제"), (11.5, "버스")]:
         voice = _espeak(text, 150)
         mono[int(at * RATE):int(at * RATE) + len(voice)] += voice
-    wav_path = tmp_path / "table.wav"
-    with wave.open(str(wav_path), "wb") as wav:
-        wav.setnchannels(1)
-        wav.setsampwidth(2)
-        wav.setframerate(RATE)
-        wav.writeframes(np.clip(mono, -32768, 32767).astype("<i2").tobytes())
+    wav_path = write_wav(tmp_path / "table.wav", mono)
     path = config(tmp_path)
     text = path.read_text("utf-8")
     text = text[:text.index("[audio]")] + '[host]\nwake_word = "라모"\n' + text[text.index("[asr]"):]

@@ -6,24 +6,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import wave
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.realparts import KO_MODEL, KO_TEXT, espeak_wav
-from voicehost.audio import to_mono16
+from tests.realparts import KO_TEXT, espeak_voice, table_settings, write_wav
 from voicehost.journal import replay_entries
 
 RATE = 16_000
-
-
-def _voice(folder: Path, name: str, text: str) -> np.ndarray:
-    path = espeak_wav(folder / f"{name}.wav", text, "ko")
-    with wave.open(str(path)) as wav:
-        pcm = to_mono16(wav.readframes(wav.getnframes()), wav.getframerate(), wav.getnchannels(), wav.getsampwidth())
-    return np.frombuffer(pcm, dtype="<i2").astype(np.float32)
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +24,8 @@ def seats_wav(tmp_path_factory) -> tuple[Path, float, float]:
     leaks into its neighbours' channels at -20 dB. Returns the file and
     where seat 5's talk starts and ends (audio seconds)."""
     folder = tmp_path_factory.mktemp("seats")
-    speech = _voice(folder, "speech", KO_TEXT)
-    talk = _voice(folder, "talk", "오늘 날씨가 좋네요 만나서 반갑습니다")
+    speech = espeak_voice(folder, "speech", KO_TEXT)
+    talk = espeak_voice(folder, "talk", "오늘 날씨가 좋네요 만나서 반갑습니다")
     assert len(talk) / RATE > 1.5
     start = 12.0
     talk_at = start + len(speech) / RATE + 1.0
@@ -47,37 +38,12 @@ def seats_wav(tmp_path_factory) -> tuple[Path, float, float]:
         for neighbour in (seat % 10 + 1, (seat - 2) % 10 + 1):
             mixed[neighbour] += 0.1 * dry[seat]
     mixed += np.random.default_rng(3).normal(0, 30, mixed.shape).astype(np.float32)
-    out = folder / "seats.wav"
-    with wave.open(str(out), "wb") as wav:
-        wav.setnchannels(11)
-        wav.setsampwidth(2)
-        wav.setframerate(RATE)
-        wav.writeframes(np.clip(mixed, -32768, 32767).astype("<i2").T.tobytes())
-    return out, talk_at, talk_at + len(talk) / RATE
+    return write_wav(folder / "seats.wav", mixed), talk_at, talk_at + len(talk) / RATE
 
 
 def config(tmp: Path) -> Path:
-    path = tmp / "config.toml"
     channels = "\n".join(f"{seat} = {seat + 1}" for seat in range(1, 11))
-    path.write_text(f"""
-ruleset = "4mafia"
-[audio]
-out_of_turn_ms = 700
-[audio.channels]
-host = 1
-{channels}
-[asr]
-model = "{KO_MODEL}"
-[tts]
-voice = "{tmp / 'no-such-voice.onnx'}"
-[rules]
-mafia_meet_seconds = 3.0
-don_seconds = 1.0
-sheriff_seconds = 1.0
-speech_seconds = 60.0
-warning_seconds = 0.0
-""", "utf-8")
-    return path
+    return table_settings(tmp, f"[audio.channels]\nhost = 1\n{channels}")
 
 
 def test_a_multichannel_recording_attributes_words_by_channel_and_flags_out_of_turn_speech(seats_wav, tmp_path):

@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import day_table, run_async
-from tools.latency_fixture import FIXTURE
-from voicehost.audio import read_wav
+from tests.signalparts import quiet, speech
 from voicehost.game.events import OutOfTurn, parse_event
 from voicehost.game.model import OutputKind
 from voicehost.journal import replay_entries
@@ -16,12 +15,6 @@ from voicehost.live.seats import SeatVoices, level_db
 from voicehost.phrases.words import Word
 
 CHUNK = 1280   # 40 ms
-
-
-def speech(seconds: float, start: float = 1.0) -> np.ndarray:
-    """Real speech (the Korean fixture) as 16-bit samples."""
-    samples = np.frombuffer(read_wav(FIXTURE).pcm, dtype="<i2")
-    return samples[int(start * 16000):int((start + seconds) * 16000)].astype(np.int16)
 
 
 def play(voices: SeatVoices, channels: dict[int, np.ndarray], speaker: int | None):
@@ -34,10 +27,6 @@ def play(voices: SeatVoices, channels: dict[int, np.ndarray], speaker: int | Non
         kept += audio or b""
         flags += flagged
     return kept, flags
-
-
-def quiet(seconds: float) -> np.ndarray:
-    return (np.random.default_rng(1).normal(0, 20, int(seconds * 16000))).astype(np.int16)
 
 
 def test_the_speakers_voice_leaking_into_a_neighbour_is_bleed_not_the_neighbours_speech():

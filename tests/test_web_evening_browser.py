@@ -196,6 +196,16 @@ def test_a_two_game_evening_from_the_phone(table):
         shot(tv, "evening-tv-game2-seated-1920.png")
         height(phone, "game 2 before the deal")
         shot(phone, "evening-phone-game2-390.png")
+
+        # A seat's name set on the phone goes by the roster: a slip is refused, the name stays.
+        kept = phone.locator("#seat-3").text_content()
+        phone.locator("#seat-3").click()
+        phone.locator("#name-text").fill("Алса")
+        phone.locator("#names-form button[type=submit]").click()
+        expect(phone.get_by_text("Нет в составе: Алса.")).to_be_visible(timeout=10_000)
+        expect(phone.get_by_text("«Новый игрок»", exact=False).first).to_be_visible()
+        assert phone.locator("#seat-3").text_content() == kept
+        shot(phone, "evening-phone-name-refused-390.png")
         browser.close()
 
     print("page heights at 390×844:", json.dumps(heights, ensure_ascii=False))

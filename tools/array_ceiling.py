@@ -13,16 +13,13 @@ Prints figures; asserts nothing.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
 
 import numpy as np
 
-from voicehost.audio import read_wav
 from voicehost.bench import array as bench
 from voicehost.bench.latency import model_and_config
-from voicehost.bench.seats import SPEAKER, Segment, _clips, _number, script
-from voicehost.bench.source import source_tool
+from voicehost.bench.seats import SPEAKER, Fixture, Segment
 from voicehost.live.direction import Focus
 from voicehost.phrases.grammar import load_grammar
 
@@ -112,27 +109,13 @@ class Judge:
 
 
 def main() -> None:
-    fixture = source_tool("latency_fixture")
-    transcript = fixture.load_transcript()
-    stand_ins: dict[str, str] = transcript["stand_ins"]
-    grammar = load_grammar("ru")
-    pcm = np.frombuffer(read_wav(fixture.FIXTURE).pcm, dtype="<i2")
-    mics = bench.geometry()
-    room = bench.Room.build(mics)
-    clips = [clip for clip, _ in _clips(transcript, pcm)]
-    angle = bench.calibrate(room, mics, clips[0])[SPEAKER]
-    dry, segments = script(transcript, pcm, lambda word: _number(grammar.number(stand_ins[word])), SPEAKER)
-    length = dry.shape[1]
-    rng = np.random.default_rng(3)   # the bench's recording, its parts kept apart
-    speech = room.hear({seat: dry[seat] for seat in range(1, bench.SEATS + 1)}, length)
-    own = room.hear({SPEAKER: dry[SPEAKER]}, length)
-    babble = room.hear(bench._babble(clips, bench.others(SPEAKER, rng, bench._interjectors(segments)), length, rng),
-                       length)
-    level = bench._level(speech)
-    babble = bench._scaled(babble, level * 10 ** (bench.BABBLE_DB / 20) * math.sqrt(2))
-    noise = bench._scaled(room.diffuse(length, rng), level * 10 ** (-bench.SNR_DB / 20))
-    mixture = speech + babble + noise
-    judge = Judge(segments, stand_ins)
+    fixture = Fixture.load()
+    recording = bench.room_parts(fixture.transcript, fixture.pcm, fixture.number)   # the bench's, seeded
+    dry, segments = recording.dry, recording.segments
+    own = recording.room.hear({SPEAKER: dry[SPEAKER]}, dry.shape[1])   # the speaker alone in the room
+    mixture = recording.speech + recording.babble + recording.noise
+    angle = recording.angles[SPEAKER]
+    judge = Judge(segments, fixture.stand_ins)
     rows: list[tuple[str, Callable[[], np.ndarray | None]]] = [
         ("the speaker's dry voice (no room)", lambda: dry[SPEAKER]),
         ("the speaker alone in the room, mic 1 (reverberation only)", lambda: own[0]),

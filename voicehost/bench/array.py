@@ -27,16 +27,16 @@ import numpy as np
 from voicehost.bench.seats import (
     RATE,
     SEATS,
+    Fixture,
     Segment,
     Tally,
     _clips,
-    _number,
     paced,
     play_segments,
     script,
     table_ears,
 )
-from voicehost.bench.source import Transcript, source_tool
+from voicehost.bench.source import Transcript
 from voicehost.bench.stats import percentile
 
 if TYPE_CHECKING:
@@ -140,12 +140,22 @@ def _scaled(x: np.ndarray, level: float) -> np.ndarray:
     return out
 
 
+def levelled(room: Room, speech: np.ndarray, babble: np.ndarray, rng: np.random.Generator
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """The babble at -6 dB of the speech and the room's diffuse noise at 20 dB SNR."""
+    level = _level(speech)
+    return (_scaled(babble, level * 10 ** (BABBLE_DB / 20) * math.sqrt(2)),   # two talkers, each -6 dB
+            _scaled(room.diffuse(speech.shape[1], rng), level * 10 ** (-SNR_DB / 20)))
+
+
 def mixed(room: Room, speech: np.ndarray, babble: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The speech at the mics with babble at -6 dB and diffuse noise at 20 dB SNR, as int16."""
-    level = _level(speech)
-    out = speech + _scaled(babble, level * 10 ** (BABBLE_DB / 20) * math.sqrt(2))   # two talkers, each -6 dB
-    out = out + _scaled(room.diffuse(speech.shape[1], rng), level * 10 ** (-SNR_DB / 20))
-    samples: np.ndarray = np.clip(out, -32768, 32767).astype(np.int16)
+    scaled, noise = levelled(room, speech, babble, rng)
+    return _int16(speech + scaled + noise)
+
+
+def _int16(x: np.ndarray) -> np.ndarray:
+    samples: np.ndarray = np.clip(x, -32768, 32767).astype(np.int16)
     return samples
 
 
@@ -224,11 +234,27 @@ def directions(room: Room, mics: ArrayGeometry, angles: dict[int, float], clips:
     return placed
 
 
-def room_recording(transcript: Transcript, pcm: np.ndarray, number: Callable[[str], int],
-                   speaker: int = SPEAKER, limit: int | None = None) -> tuple[np.ndarray, list[Segment],
-                                                                              dict[int, float], Room]:
-    """The array's recording of the nominations game (int16, 6 x samples), its
-    segments, the seats' angles from the calibration walk, and the room."""
+@dataclass
+class Recording:
+    """The nominations game at the array, its parts kept apart (float, mics x samples)."""
+
+    dry: np.ndarray          # what each seat says (seats 1-10 by row; row 0 silent)
+    speech: np.ndarray       # every seat's voice at the mics
+    babble: np.ndarray       # two other seats' chatter, at -6 dB each
+    noise: np.ndarray        # the room's diffuse noise, at 20 dB SNR
+    segments: list[Segment]
+    angles: dict[int, float]  # the seats' angles from the calibration walk
+    room: Room
+
+    @property
+    def mixture(self) -> np.ndarray:
+        """What the array records (int16)."""
+        return _int16(self.speech + self.babble + self.noise)
+
+
+def room_parts(transcript: Transcript, pcm: np.ndarray, number: Callable[[str], int], speaker: int = SPEAKER,
+               limit: int | None = None) -> Recording:
+    """The array's recording of the nominations game, seeded: the same every run."""
     mics = geometry()
     room = Room.build(mics)
     clips = [clip for clip, _ in _clips(transcript, pcm)]
@@ -241,7 +267,7 @@ def room_recording(transcript: Transcript, pcm: np.ndarray, number: Callable[[st
     rng = np.random.default_rng(3)
     speech = room.hear({seat: dry[seat] for seat in range(1, SEATS + 1)}, length)
     babble = room.hear(_babble(clips, others(speaker, rng, _interjectors(segments)), length, rng), length)
-    return mixed(room, speech, babble, rng), segments, angles, room
+    return Recording(dry, speech, *levelled(room, speech, babble, rng), segments, angles, room)
 
 
 def _interjectors(segments: list[Segment]) -> tuple[int, ...]:
@@ -264,19 +290,12 @@ async def _one_run(make: Callable[[], Recognizer], speaker: Speaker, sink: Timin
 def array() -> None:
     import asyncio
 
-    from voicehost.audio import read_wav
-    from voicehost.phrases.grammar import load_grammar
-
-    fixture = source_tool("latency_fixture")
-    transcript = fixture.load_transcript()
-    stand_ins: dict[str, str] = transcript["stand_ins"]
-    grammar = load_grammar("ru")
-    pcm = np.frombuffer(read_wav(fixture.FIXTURE).pcm, dtype="<i2")
-    audio, segments, angles, room = room_recording(transcript, pcm,
-                                                   lambda word: _number(grammar.number(stand_ins[word])))
-    clips = [clip for clip, _ in _clips(transcript, pcm)]
-    placed = directions(room, geometry(), angles, clips)
-    speaker, sink, make = table_ears(fixture, stand_ins)
+    fixture = Fixture.load()
+    recording = room_parts(fixture.transcript, fixture.pcm, fixture.number)
+    audio, segments, angles = recording.mixture, recording.segments, recording.angles
+    clips = [clip for clip, _ in _clips(fixture.transcript, fixture.pcm)]
+    placed = directions(recording.room, geometry(), angles, clips)
+    speaker, sink, make = table_ears(fixture.tool, fixture.stand_ins)
     beam, plain = Tally(), Tally()
     before = resource.getrusage(resource.RUSAGE_SELF)
     asyncio.run(_one_run(make, speaker, sink, audio, segments, angles, True, beam))
@@ -298,4 +317,4 @@ def array() -> None:
     print(f"calibrated angles: {', '.join(f'{s}: {a:.0f}' for s, a in angles.items())}")
 
 
-__all__ = ["Room", "array", "geometry", "room_recording", "seat_place"]
+__all__ = ["Recording", "Room", "array", "geometry", "room_parts", "seat_place"]

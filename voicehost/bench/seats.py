@@ -274,19 +274,39 @@ def table_ears(fixture: ModuleType, stand_ins: dict[str, str]) -> tuple[Speaker,
     return speaker, sink, make
 
 
+@dataclass(frozen=True)
+class Fixture:
+    """The real-model fixture (tools/latency_fixture.py): its module, its
+    transcript and samples, and the seat each stand-in number word names."""
+
+    tool: ModuleType
+    transcript: Transcript
+    pcm: np.ndarray
+    number: Callable[[str], int]
+
+    @property
+    def stand_ins(self) -> dict[str, str]:
+        stand_ins: dict[str, str] = self.transcript["stand_ins"]
+        return stand_ins
+
+    @classmethod
+    def load(cls) -> Fixture:
+        from voicehost.audio import read_wav
+        from voicehost.phrases.grammar import load_grammar
+
+        tool = source_tool("latency_fixture")
+        transcript = tool.load_transcript()
+        grammar = load_grammar("ru")
+        return cls(tool, transcript, np.frombuffer(read_wav(tool.FIXTURE).pcm, dtype="<i2"),
+                   lambda word: _number(grammar.number(transcript["stand_ins"][word])))
+
+
 def seats(runs: int = 3) -> None:
     import asyncio
 
-    from voicehost.audio import read_wav
-    from voicehost.phrases.grammar import load_grammar
-
-    fixture = source_tool("latency_fixture")
-    transcript = fixture.load_transcript()
-    stand_ins: dict[str, str] = transcript["stand_ins"]
-    grammar = load_grammar("ru")
-    channels, segments = build(transcript, np.frombuffer(read_wav(fixture.FIXTURE).pcm, dtype="<i2"),
-                               lambda word: _number(grammar.number(stand_ins[word])))
-    speaker, sink, make = table_ears(fixture, stand_ins)
+    fixture = Fixture.load()
+    channels, segments = build(fixture.transcript, fixture.pcm, fixture.number)
+    speaker, sink, make = table_ears(fixture.tool, fixture.stand_ins)
     tally = Tally()
     before = resource.getrusage(resource.RUSAGE_SELF)
     for _ in range(runs):

@@ -38,14 +38,13 @@ CLEAR = 0.3                 # a step's direction this clear (0..1) or more can n
 TOLERANCE = 20.0            # degrees from a seat's angle that still name it
 LOUDEST_DB = 6.0            # a word's seat is judged on its steps this close to its loudest (the speaker's)
 AGREE = 0.5                 # a word's seat: more than this share of its placed steps agree
-KEEP_SECONDS = 60.0
+KEEP_SECONDS = 60.0         # the steps kept, for placing words the recognizer gives late
 FOCUS_NFFT = 512
 FOCUS_HOP = 128
 MASK_FROM = 600.0           # Hz: below it the array is too small to tell directions apart
 ALIASED = 3600.0            # Hz: above it the mics' spacing aliases directions
 MASK_POWER = 4.0            # the spatial gain: (the speaker's share of the bin) ** MASK_POWER
 MASK_FLOOR = 0.1            # never quieter than -20 dB: a mask that deep garbles the speaker
-         # the timeline kept for tagging late words
 
 
 @dataclass

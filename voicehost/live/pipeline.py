@@ -157,8 +157,7 @@ class _Seats:
         return kept if kept is not None else bytes(min((len(c) for c in frame.values()), default=0))
 
     def tag(self, words: Words) -> Words:
-        return [Revision(tuple(self._word(w) for w in item.old), tuple(self._word(w) for w in item.new))
-                if isinstance(item, Revision) else self._word(item) for item in words]
+        return _tagged(words, self._word)
 
     def mix(self) -> bytes | None:
         return None   # the captions hear the speaker's channel, as the decider does
@@ -199,13 +198,7 @@ class _Array:
         return kept
 
     def tag(self, words: Words) -> Words:
-        out: Words = []
-        for item in words:
-            if isinstance(item, Revision):
-                out.append(Revision(tuple(self._word(w) for w in item.old), tuple(self._word(w) for w in item.new)))
-            else:
-                out.append(self._word(item))
-        return out
+        return _tagged(words, self._word)
 
     def mix(self) -> bytes | None:
         return self.voices.raw()   # the captions hear the whole table
@@ -234,6 +227,12 @@ async def hear_frames(live: LiveTable, frames: Iterator[Frame], recognizer: Reco
         await hear_channels(live, frames, recognizer, voices, timing)
     else:
         await hear_array(live, blocks_of(frames, voices.mics), recognizer, voices, timing)
+
+
+def _tagged(words: Words, tag: Callable[[Word], Word]) -> Words:
+    """Each word, a revision's too, with its seat as `tag` gives it."""
+    return [Revision(tuple(map(tag, item.old)), tuple(map(tag, item.new))) if isinstance(item, Revision)
+            else tag(item) for item in words]
 
 
 def _out_of_turn(live: LiveTable, event: OutOfTurn, lenient: bool) -> None:
